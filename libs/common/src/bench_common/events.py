@@ -1,0 +1,246 @@
+"""The event catalogue: every fact the services exchange, named in the past tense.
+
+Lifecycle and work events live in `BENCH_EVENTS` (the system of record), dispatched work items
+in `BENCH_WORK`, high-rate streaming deltas in `BENCH_LIVE`. Large bodies (long traces,
+trajectories, patches, verifier logs) travel by claim check: the event carries a `BlobRef`
+into the JetStream object store instead of the bytes.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from bench_common.attempts import AttemptCompleted, AttemptProgressed, AttemptStarted
+from bench_common.envelope import STREAM_LIVE, STREAM_WORK, Event
+from bench_common.evaluation import EvaluationRecord
+from bench_common.run_config import RunConfig
+
+RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+UploadStatus = Literal["pending", "uploading", "complete", "failed"]
+RunKind = Literal["benchmark", "gpqa_retry_arm"]
+
+
+class RunCounts(BaseModel):
+    """Progress counts of a run, in evaluations (sample x epoch)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    total: int = 0
+    completed: int = 0
+    skipped: int = 0
+    correct: int = 0
+
+    @property
+    def processed(self) -> int:
+        """Evaluations that reached a score (C, I or S)."""
+        return self.completed + self.skipped
+
+
+class BlobRef(BaseModel):
+    """A claim check: a body stored in the JetStream object store under `name`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    bucket: str
+    name: str
+    size: int
+    sha256: str
+
+
+class SealedSecret(BaseModel):
+    """A credential encrypted under the run's data key (crypto-shredding).
+
+    The data key lives only in memory-backed storage and is deleted when the run ends, after
+    which this ciphertext is unrecoverable.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    key_id: str
+    nonce: str
+    ciphertext: str
+
+
+# --- run lifecycle -------------------------------------------------------------------------
+
+
+class RunRequested(Event):
+    """A run was asked for, with its full validated config and never a plaintext key."""
+
+    config: RunConfig
+    triggered_by_email: str | None = None
+    run_kind: RunKind = "benchmark"
+    source_run_id: str | None = None
+    judge_model: str | None = None
+    credentials: dict[str, SealedSecret] = Field(default_factory=dict)
+
+
+class RunAdmitted(Event):
+    """The scheduler admitted the run under the active-run cap."""
+
+    active: int
+    max_active: int
+
+
+class RunRejected(Event):
+    """The scheduler refused the run; `reason` says why (e.g. the active-run cap)."""
+
+    reason: str
+    active: int | None = None
+    max_active: int | None = None
+
+
+class RunStarted(Event):
+    """The dataset was resolved: `expected_samples` x epochs evaluations will be dispatched."""
+
+    expected_samples: int
+    total_evaluations: int
+    sample_ids: list[str] = Field(default_factory=list)
+
+
+class RunCancelRequested(Event):
+    """Someone asked for the run to stop; dispatch stops and in-flight work is abandoned."""
+
+    requested_by: str | None = None
+    reason: str | None = None
+
+
+class RunProgressed(Event):
+    """An optional snapshot of progress counts (derivable from `SampleCompleted`)."""
+
+    counts: RunCounts
+
+
+class RunFinished(Event):
+    """The run reached a final status. `failure_reason` says what to fix when it failed."""
+
+    status: Literal["succeeded", "failed", "cancelled"]
+    failure_reason: str | None = None
+    counts: RunCounts
+    accuracy: float | None = None
+
+
+class RunDisabled(Event):
+    """The run was hidden from (or, with `disabled=False`, restored to) default listings."""
+
+    disabled: bool = True
+
+
+# --- work ----------------------------------------------------------------------------------
+
+
+class SampleDispatched(Event):
+    """A work item: evaluate `sample_id` in `epoch`. Lives in the work-queue stream."""
+
+    stream: ClassVar[str] = STREAM_WORK
+
+    sample_id: str
+    sample_index: int
+    epoch: int
+
+
+class SampleStarted(Event):
+    """A runner began evaluating (sample, epoch)."""
+
+    sample_id: str
+    epoch: int
+    runner_id: str
+
+
+class SampleCompleted(Event):
+    """A (sample, epoch) was scored: everything its Parquet row needs.
+
+    Large parts of the record may be moved to `blobs` (claim checks) to stay under the NATS
+    message limit.
+    """
+
+    record: EvaluationRecord
+    runner_id: str | None = None
+    blobs: dict[str, BlobRef] = Field(default_factory=dict)
+
+
+# --- requests ------------------------------------------------------------------------------
+
+
+class RequestAttemptStarted(Event):
+    """A network attempt to the model endpoint was sent."""
+
+    record: AttemptStarted
+
+
+class RequestAttemptProgressed(Event):
+    """Streaming deltas of an attempt (at most one per second); short-lived stream."""
+
+    stream: ClassVar[str] = STREAM_LIVE
+
+    record: AttemptProgressed
+
+
+class RequestAttemptCompleted(Event):
+    """A network attempt ended: status, duration, usage, provider, error, failure stage."""
+
+    record: AttemptCompleted
+
+
+# --- artifacts -----------------------------------------------------------------------------
+
+
+class ArtifactUploaded(Event):
+    """One artifact file reached object storage."""
+
+    key: str
+    bytes: int
+    sha256: str
+    content_type: str
+
+
+class RunArchived(Event):
+    """Every artifact and, last, the manifest were uploaded."""
+
+    manifest_key: str
+    files: int
+
+
+class ArchiveFailed(Event):
+    """Archiving failed; artifacts stay staged locally for `bench archive retry`."""
+
+    error: str
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+# --- sandboxes -----------------------------------------------------------------------------
+
+
+class SandboxRequested(Event):
+    """A runner asked for a sandbox for one evaluation under `lease_id`."""
+
+    lease_id: str
+    sample_id: str
+    epoch: int
+    spec: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class SandboxProvisioned(Event):
+    """A Droplet tagged with the lease is up and reachable."""
+
+    lease_id: str
+    droplet_id: str
+    ip: str | None = None
+
+
+class SandboxReleased(Event):
+    """The lease ended normally and its Droplet was destroyed."""
+
+    lease_id: str
+    droplet_id: str | None = None
+    reason: str | None = None
+
+
+class SandboxReaped(Event):
+    """The reaper destroyed a Droplet whose lease ended or stopped heart-beating."""
+
+    lease_id: str
+    droplet_id: str
+    reason: str

@@ -1,0 +1,153 @@
+"""The benchmark plugin interface.
+
+One interface fits the three shapes of benchmark we run:
+
+- a single-call multiple-choice question (GPQA): `evaluate` makes one `ctx.model.complete`;
+- a multi-turn tool-using conversation with a simulated user (TAU): `evaluate` drives both the
+  candidate (`ctx.model`) and an auxiliary model from `ctx.auxiliary_model(...)`;
+- an agentic loop in a sandbox with a verifier (SWE-bench & co.): `evaluate` gets a sandbox
+  from `ctx.sandboxes` and runs the agent and the verifier in it.
+
+A benchmark never classifies transport or HTTP failures itself: it lets `ModelError`
+propagate and the engine scores the evaluation (S, I, or stop the run).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+from pydantic.alias_generators import to_camel
+
+from bench_common.evaluation import EvaluationRecord
+from bench_common.run_config import RunConfig
+from bench_runner.inference.types import ChatModel
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One dataset item. `index` is the absolute dataset row; `payload` is benchmark-private."""
+
+    id: str
+    index: int
+    input: str
+    target: str | None = None
+    metadata: dict[str, JsonValue] = field(default_factory=dict)
+    payload: Any = None
+
+
+@dataclass(frozen=True)
+class BenchmarkInfo:
+    """Identity and defaults of a benchmark.
+
+    `temperature` is the benchmark temperature recorded in the Parquet `temperature` column and
+    used for requests unless the run overrides it. `max_concurrency` caps concurrency (sandbox
+    benchmarks: 6).
+    """
+
+    id: str
+    title: str
+    default_epochs: int
+    default_concurrency: int
+    temperature: float | None
+    dataset_size: int | None = None
+    max_concurrency: int | None = None
+    needs_sandbox: bool = False
+
+
+class BenchmarkOptions(BaseModel):
+    """Base of a benchmark's own solver-config keys (camelCase in JSON, unknown keys refused)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
+    )
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        """The camelCase keys this benchmark accepts."""
+        return sorted(f.alias or n for n, f in cls.model_fields.items())
+
+
+@dataclass(frozen=True)
+class DatasetContext:
+    """Where datasets come from: the cache, an explicit local file, an HF token."""
+
+    cache_dir: Path | None
+    dataset_file: Path | None = None
+    hf_token: str | None = None
+    cache_disabled: bool = False
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible endpoint and the key to call it with (kept out of every record)."""
+
+    base_url: str
+    model: str
+    api_key: str = field(repr=False)
+
+
+class AuxiliaryModels(Protocol):
+    """Builds clients for models other than the candidate (simulated users, judges)."""
+
+    def __call__(self, role: str, endpoint: Endpoint) -> ChatModel: ...
+
+
+@dataclass(frozen=True)
+class EvalContext:
+    """What `evaluate` may use. Everything is passed in; nothing is global.
+
+    Attributes:
+        config: the run config.
+        options: the validated benchmark options (an instance of the benchmark's options class).
+        model: the candidate model client (retries, timeouts, attempt records inside).
+        auxiliary_model: builds clients for other roles, recorded the same way.
+        credentials: extra keys by name (e.g. `simulator_api_key`), never logged.
+        session_id: the run id.
+    """
+
+    config: RunConfig
+    options: BenchmarkOptions
+    model: ChatModel
+    auxiliary_model: AuxiliaryModels
+    credentials: Mapping[str, str]
+    session_id: str
+
+
+class Benchmark(ABC):
+    """A registered benchmark plugin."""
+
+    info: BenchmarkInfo
+    options_type: type[BenchmarkOptions] = BenchmarkOptions
+
+    def parse_options(self, raw: Mapping[str, JsonValue]) -> BenchmarkOptions:
+        """Validate benchmark-specific keys.
+
+        Raises:
+            ValueError: naming the offending key and listing the valid ones.
+        """
+        try:
+            return self.options_type.model_validate(dict(raw))
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            valid = ", ".join(self.options_type.keys()) or "(none)"
+            raise ValueError(
+                f"invalid {self.info.id} options: {problems}. Valid benchmark keys: {valid}"
+            ) from None
+
+    @abstractmethod
+    async def load_samples(
+        self, dataset: DatasetContext, options: BenchmarkOptions
+    ) -> list[Sample]:
+        """Every sample of the dataset, in dataset order (the engine applies range and ids)."""
+
+    @abstractmethod
+    async def evaluate(self, sample: Sample, epoch: int, ctx: EvalContext) -> EvaluationRecord:
+        """Run and score one (sample, epoch). Let `ModelError` propagate."""

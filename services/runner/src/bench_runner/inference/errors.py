@@ -1,0 +1,76 @@
+"""Errors from a model endpoint, and how each one scores an evaluation."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from bench_common.attempts import FailureStage
+
+Outcome = Literal["skip", "incorrect", "fatal"]
+
+RETRYABLE_STATUSES = frozenset({408, 429})
+
+
+def is_retryable_status(status: int | None) -> bool:
+    """Transport errors (no status), 408, 429 and every 5xx are worth retrying."""
+    return status is None or status in RETRYABLE_STATUSES or status >= 500
+
+
+class ModelError(Exception):
+    """A failed call, after any retries.
+
+    Attributes:
+        status: HTTP status, or the numeric `code` of an error carried in a 200 body; None for
+            transport failures.
+        stage: where it failed: transport, http, or response_processing.
+        retry_after_ms: the server's `Retry-After`, when it sent one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        stage: FailureStage = "http",
+        body: str | None = None,
+        retry_after_ms: int | None = None,
+        x_request_id: str | None = None,
+        cf_ray: str | None = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.stage = stage
+        self.body = body
+        self.retry_after_ms = retry_after_ms
+        self.x_request_id = x_request_id
+        self.cf_ray = cf_ray
+        self.attempts = attempts
+
+    @property
+    def retryable(self) -> bool:
+        """Whether another attempt may succeed."""
+        return is_retryable_status(self.status)
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the evaluation scores once retries are exhausted.
+
+        401/403 (bad key) and 404 (unknown model) stop the whole run; other retryable failures
+        skip the sample; other 4xx make it incorrect.
+        """
+        if self.status in (401, 403, 404):
+            return "fatal"
+        if self.retryable:
+            return "skip"
+        return "incorrect"
+
+    def describe(self) -> str:
+        """One line naming the status and the message, for explanations and logs."""
+        status = f"HTTP {self.status}" if self.status is not None else self.stage
+        return f"{status}: {self.message}"
+
+
+class RunAborted(Exception):
+    """The whole run must stop now (bad credentials, unknown model); the message says what to fix."""

@@ -8,6 +8,7 @@ call `subject_for` (STYLE.md habit 3).
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -26,6 +27,10 @@ _TOKEN_OK = re.compile(r"^[A-Za-z0-9_-]+$")
 _CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
 
 _REGISTRY: dict[str, type[Event]] = {}
+_EVENT_NAMESPACE = uuid.UUID("6f1c9a52-3a51-4f0e-9d5e-2b0f3f1d8c11")
+
+SUBJECT_ADMIT = "bench.control.admit"
+"""Core NATS request/reply subject of admission (a command, not an event: never stored)."""
 
 
 def utc_now() -> datetime:
@@ -80,10 +85,21 @@ def check_token(value: str, what: str) -> str:
     return value
 
 
-def subject_for(event_type: type[Event], run_id: str) -> str:
-    """The subject an event of `event_type` for `run_id` is published on."""
-    area = _AREA_BY_STREAM[event_type.stream]
+def subject_for(event_type: type[Event], run_id: str, stream: str | None = None) -> str:
+    """The subject an event of `event_type` for `run_id` is published on.
+
+    `stream` overrides the class's home stream, e.g. to put a copy of `SampleDispatched` (whose
+    record lives in BENCH_EVENTS) on the work queue.
+    """
+    area = _AREA_BY_STREAM[stream or event_type.stream]
     return f"bench.{area}.{check_token(run_id, 'run id')}.{event_type.name}"
+
+
+def deterministic_event_id(run_id: str, *parts: object) -> str:
+    """A UUID derived from the run and `parts`: re-publishing the same fact gets the same id,
+    so JetStream's duplicate window drops it and consumers can recognise it."""
+    key = "/".join([run_id, *(str(p) for p in parts)])
+    return str(uuid.uuid5(_EVENT_NAMESPACE, key))
 
 
 def run_filter(run_id: str, stream: str = STREAM_EVENTS) -> str:

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bench_common.attempts import AttemptCompleted, AttemptProgressed, AttemptStarted
-from bench_common.envelope import STREAM_LIVE, STREAM_WORK, Event
+from bench_common.envelope import STREAM_LIVE, Event
 from bench_common.evaluation import EvaluationRecord
 from bench_common.run_config import RunConfig
 
@@ -122,6 +122,16 @@ class RunFinished(Event):
     accuracy: float | None = None
 
 
+class RunAbortRequested(Event):
+    """A runner found the run cannot go on (bad key, unknown model, unloadable dataset).
+
+    The scheduler ends the run `failed` with `reason`, which says what to fix.
+    """
+
+    reason: str
+    runner_id: str | None = None
+
+
 class RunDisabled(Event):
     """The run was hidden from (or, with `disabled=False`, restored to) default listings."""
 
@@ -132,9 +142,11 @@ class RunDisabled(Event):
 
 
 class SampleDispatched(Event):
-    """A work item: evaluate `sample_id` in `epoch`. Lives in the work-queue stream."""
+    """The scheduler handed (sample, epoch) to the runners.
 
-    stream: ClassVar[str] = STREAM_WORK
+    Recorded in BENCH_EVENTS (so a restarted scheduler knows what is outstanding); the same
+    event, published with `stream=STREAM_WORK`, is the work item runners pull.
+    """
 
     sample_id: str
     sample_index: int

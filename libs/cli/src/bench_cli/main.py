@@ -1,0 +1,44 @@
+"""`bench <command> ...`: hands each command to the package that owns it.
+
+Only the module of the command being run is imported, so `bench run` never loads the API's
+web stack and `bench api` never loads the inference client.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# command -> (module, function taking argv and returning an exit code, one-line help)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": ("bench_runner.cli.run_command", "main", "run a benchmark in this process"),
+    "parquet-to-md": ("bench_runner.cli.parquet_to_md", "main", "print a result file as Markdown"),
+    "fake-model": ("bench_runner.fake_model.__main__", "main", "serve a fake OpenAI-compatible model"),
+}
+
+
+def usage() -> str:
+    """The list of commands."""
+    width = max(len(c) for c in COMMANDS)
+    lines = [f"  {name:<{width}}  {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    return "usage: bench <command> [args]\n\ncommands:\n" + "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch `argv[0]` to its owner; print the command list on no or unknown command."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in {"-h", "--help", "help"}:
+        sys.stdout.write(usage())
+        return 0
+    command = COMMANDS.get(args[0])
+    if command is None:
+        sys.stderr.write(f"bench: unknown command {args[0]!r}\n\n{usage()}")
+        return 2
+    module_name, function, _ = command
+    entry = getattr(importlib.import_module(module_name), function)
+    code: int = entry(args[1:])
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""How a failed evaluation scores: skipped, incorrect, or the end of the run."""
+
+from __future__ import annotations
+
+from bench_common.evaluation import EvaluationRecord
+from bench_runner.benchmarks.base import Sample
+from bench_runner.inference.errors import ModelError, RunAborted
+
+
+def abort_message(error: ModelError, *, model: str, base_url: str) -> str:
+    """An actionable message for failures that make every further call pointless."""
+    if error.status in (401, 403):
+        return (
+            f"the endpoint {base_url} refused the API key (HTTP {error.status}: {error.message}). "
+            "Check OPENROUTER_API_KEY (or the run's apiKey) is valid for this endpoint."
+        )
+    return (
+        f"model {model!r} is unknown at {base_url} (HTTP 404: {error.message}). "
+        "Check --model against the endpoint's model list, and the base URL."
+    )
+
+
+def score_model_error(
+    sample: Sample, epoch: int, error: ModelError, *, model: str, base_url: str
+) -> EvaluationRecord:
+    """S for retryable failures that outlived their retries, I for other 4xx.
+
+    Raises:
+        RunAborted: bad credentials or unknown model; the run stops at once.
+    """
+    outcome = error.outcome
+    if outcome == "fatal":
+        raise RunAborted(abort_message(error, model=model, base_url=base_url)) from error
+    return EvaluationRecord(
+        sample_id=sample.id,
+        sample_index=sample.index,
+        epoch=epoch,
+        score="S" if outcome == "skip" else "I",
+        explanation=f"Model error after {error.attempts} attempt(s): {error.describe()}",
+        input=sample.input,
+        target=sample.target,
+        metadata={**sample.metadata, "error": {"status": error.status, "stage": error.stage}},
+    )
+
+
+def score_solver_error(sample: Sample, epoch: int, error: Exception) -> EvaluationRecord:
+    """An unexpected failure inside the benchmark: skipped (the model is not to blame)."""
+    return EvaluationRecord(
+        sample_id=sample.id,
+        sample_index=sample.index,
+        epoch=epoch,
+        score="S",
+        explanation=f"Solver error: {type(error).__name__}: {error}",
+        input=sample.input,
+        target=sample.target,
+        metadata=dict(sample.metadata),
+    )

@@ -18,9 +18,15 @@ def rec(sample: int, epoch: int, score: ScoreValue, **kw: object) -> EvaluationR
 
 def test_accuracy_is_mean_of_question_means_over_non_skipped_epochs() -> None:
     records = [
-        rec(0, 0, "C"), rec(0, 1, "I"), rec(0, 2, "S"),  # 0.5 -> counts as correct
-        rec(1, 0, "I"), rec(1, 1, "I"), rec(1, 2, "C"),  # 1/3
-        rec(2, 0, "S"), rec(2, 1, "S"), rec(2, 2, "S"),  # skipped question
+        rec(0, 0, "C"),
+        rec(0, 1, "I"),
+        rec(0, 2, "S"),  # 0.5 -> counts as correct
+        rec(1, 0, "I"),
+        rec(1, 1, "I"),
+        rec(1, 2, "C"),  # 1/3
+        rec(2, 0, "S"),
+        rec(2, 1, "S"),
+        rec(2, 2, "S"),  # skipped question
     ]
     m = aggregate(records)
     assert m.accuracy == pytest.approx((0.5 + 1 / 3) / 2)
@@ -41,7 +47,9 @@ def test_usage_and_auxiliary_usage_are_summed_apart() -> None:
     aux = {"simulator": Usage(input_tokens=7, cost=0.5).model_dump()}
     m = aggregate(
         [
-            rec(0, 0, "C", usage=Usage(input_tokens=10, cost=1.0), metadata={"auxiliary_usage": aux}),
+            rec(
+                0, 0, "C", usage=Usage(input_tokens=10, cost=1.0), metadata={"auxiliary_usage": aux}
+            ),
             rec(1, 0, "I", usage=Usage(input_tokens=5), metadata={"auxiliary_usage": aux}),
         ]
     )

@@ -9,7 +9,14 @@ import pyarrow.parquet as pq
 from bench_common.aggregation import aggregate
 from bench_common.evaluation import EvaluationRecord
 from bench_common.markdown_report import render_report
-from bench_common.parquet import SCHEMA, RunColumns, read_records, result_filename, to_table, write_table
+from bench_common.parquet import (
+    SCHEMA,
+    RunColumns,
+    read_records,
+    result_filename,
+    to_table,
+    write_table,
+)
 from bench_common.usage import Usage
 
 ORIGINAL_COLUMNS = [
@@ -36,7 +43,11 @@ def records() -> list[EvaluationRecord]:
             messages=[{"role": "assistant", "content": "Answer: A"}],
             metadata={"subdomain": "Physics", "extracted": {"careful": "A", "parity": "A"}},
             usage=Usage(
-                input_tokens=10, output_tokens=5, total_tokens=15, cost=0.01, generation_time_ms=100 + i
+                input_tokens=10,
+                output_tokens=5,
+                total_tokens=15,
+                cost=0.01,
+                generation_time_ms=100 + i,
             ),
             latency_ms=100 + i,
             generation_ids=["gen-1"],
@@ -47,7 +58,9 @@ def records() -> list[EvaluationRecord]:
 
 
 def run() -> RunColumns:
-    return RunColumns("gpqa_diamond", "openai/gpt-4o-mini", 2, 1.0, {"maxRetries": 6}, "2026-11-30T00:00:00+00:00")
+    return RunColumns(
+        "gpqa_diamond", "openai/gpt-4o-mini", 2, 1.0, {"maxRetries": 6}, "2026-11-30T00:00:00+00:00"
+    )
 
 
 def test_schema_keeps_the_original_columns_in_order() -> None:
@@ -73,7 +86,13 @@ def test_round_trip_sorted_by_sample_and_epoch(tmp_path: Path) -> None:
 def test_markdown_report_has_every_section(tmp_path: Path) -> None:
     recs = records()
     text = render_report(run(), recs)
-    for heading in ("## Overview", "## Scores", "## Usage", "## Accuracy by subdomain",
-                    "## Failures", "## All samples"):
+    for heading in (
+        "## Overview",
+        "## Scores",
+        "## Usage",
+        "## Accuracy by subdomain",
+        "## Failures",
+        "## All samples",
+    ):
         assert heading in text
     assert "Wrong answer" in text

@@ -12,7 +12,9 @@ SAMPLES = [Sample(id=f"b-{i}", index=i, input="q") for i in range(10)]
 
 
 def cfg(**kw: object) -> RunConfig:
-    return RunConfig.model_validate({"benchmark": "b", "model": "m", "epochs": 1, "concurrency": 1, **kw})
+    return RunConfig.model_validate(
+        {"benchmark": "b", "model": "m", "epochs": 1, "concurrency": 1, **kw}
+    )
 
 
 def ids(samples: list[Sample]) -> list[int]:

@@ -21,6 +21,7 @@ from nats.js.api import (
 )
 from nats.js.errors import NotFoundError
 
+import bench_common.events  # noqa: F401  (registers the catalogue that decode_event reads)
 from bench_common.envelope import (
     STREAM_EVENTS,
     STREAM_LIVE,

@@ -95,6 +95,12 @@ def subject_for(event_type: type[Event], run_id: str, stream: str | None = None)
     return f"bench.{area}.{check_token(run_id, 'run id')}.{event_type.name}"
 
 
+def any_run_subject(event_type: type[Event], stream: str | None = None) -> str:
+    """Subject filter selecting `event_type` events of every run (`bench.runs.*.<name>`),
+    for consumers and core subscriptions that watch one kind of fact across runs."""
+    return f"bench.{_AREA_BY_STREAM[stream or event_type.stream]}.*.{event_type.name}"
+
+
 def deterministic_event_id(run_id: str, *parts: object) -> str:
     """A UUID derived from the run and `parts`: re-publishing the same fact gets the same id,
     so JetStream's duplicate window drops it and consumers can recognise it."""

@@ -89,19 +89,35 @@ def render_report(run: RunColumns, records: list[EvaluationRecord]) -> str:
         if isinstance(sub, str) and r.score != "S":
             by_sub[sub].setdefault(r.sample_id, []).append(r.score == "C")
     if by_sub:
-        lines += ["", "## Accuracy by subdomain", "", "| subdomain | accuracy | questions |", "|---|---|---|"]
+        lines += [
+            "",
+            "## Accuracy by subdomain",
+            "",
+            "| subdomain | accuracy | questions |",
+            "|---|---|---|",
+        ]
         rows = sorted((question_accuracy(q)[0], s, len(q)) for s, q in by_sub.items())
         lines += [f"| {_cell(s)} | {acc:.4f} | {n} |" for acc, s, n in rows]
     if failures:
-        lines += ["", "## Failures", "", "| sample | epoch | kind | answer | target | explanation |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Failures",
+            "",
+            "| sample | epoch | kind | answer | target | explanation |",
+            "|---|---|---|---|---|---|",
+        ]
         lines += [
             f"| {r.sample_id} | {r.epoch} | {failure_kind(r)} | {_cell(r.answer)} | "
             f"{_cell(r.target)} | {_cell(r.explanation)} |"
             for r in failures
         ]
-    lines += ["", "## All samples", "", "| sample | epoch | score | answer | target | latency ms |",
-              "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## All samples",
+        "",
+        "| sample | epoch | score | answer | target | latency ms |",
+        "|---|---|---|---|---|---|",
+    ]
     lines += [
         f"| {r.sample_id} | {r.epoch} | {r.score} | {_cell(r.answer)} | {_cell(r.target)} | "
         f"{'' if r.latency_ms is None else r.latency_ms} |"

@@ -122,9 +122,7 @@ def _primary_and_extra(metrics: RunMetrics) -> tuple[str, str]:
     return json.dumps(primary), json.dumps(extra)
 
 
-def to_table(
-    run: RunColumns, records: list[EvaluationRecord], metrics: RunMetrics
-) -> pa.Table:
+def to_table(run: RunColumns, records: list[EvaluationRecord], metrics: RunMetrics) -> pa.Table:
     """Build the v1 table; rows sorted by (sample index, epoch)."""
     ordered = sorted(records, key=lambda r: (r.sample_index, r.sample_id, r.epoch))
     primary, extra = _primary_and_extra(metrics)

@@ -11,7 +11,9 @@ from typing import Any
 from pydantic import SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PLACEHOLDERS = frozenset({"replace-me", "replaceme", "changeme", "change-me", "todo", "xxx", "secret"})
+PLACEHOLDERS = frozenset(
+    {"replace-me", "replaceme", "changeme", "change-me", "todo", "xxx", "secret"}
+)
 
 
 def is_placeholder(value: str) -> bool:

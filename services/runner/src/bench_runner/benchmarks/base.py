@@ -142,6 +142,24 @@ class Benchmark(ABC):
                 f"invalid {self.info.id} options: {problems}. Valid benchmark keys: {valid}"
             ) from None
 
+    def options_from_env(self, env: Mapping[str, str]) -> dict[str, JsonValue]:
+        """Benchmark keys the CLI's environment sets; the run's own keys win over them."""
+        return {}
+
+    def credentials_from_env(
+        self, env: Mapping[str, str], options: BenchmarkOptions, *, base_url: str, api_key: str
+    ) -> dict[str, str]:
+        """Extra credentials the CLI takes from the environment (e.g. a simulator key)."""
+        return {}
+
+    def check_ready(self, options: BenchmarkOptions, credentials: Mapping[str, str]) -> None:
+        """Refuse to start a run that cannot succeed (e.g. a missing simulator key).
+
+        Raises:
+            ValueError: what is missing and how to provide it.
+        """
+        return
+
     @abstractmethod
     async def load_samples(
         self, dataset: DatasetContext, options: BenchmarkOptions

@@ -8,6 +8,7 @@ from bench_runner.benchmarks.base import Benchmark
 
 _PLUGINS: dict[str, str] = {
     "gpqa_diamond": "bench_runner.benchmarks.gpqa.benchmark:GpqaDiamond",
+    "tau_bench_verified_airline": "bench_runner.benchmarks.tau_airline.benchmark:TauAirline",
 }
 
 

@@ -48,10 +48,7 @@ class CliEnvironment:
             request_log = None
         credentials = {
             name: e[var]
-            for name, var in (
-                ("simulator_api_key", "TAU_AIRLINE_USER_SIMULATOR_API_KEY"),
-                ("judge_api_key", "SWE_ATLAS_JUDGE_API_KEY"),
-            )
+            for name, var in (("judge_api_key", "SWE_ATLAS_JUDGE_API_KEY"),)
             if e.get(var)
         }
         progress = e.get("BENCH_PROGRESS_FILE")

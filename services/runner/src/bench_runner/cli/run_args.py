@@ -60,7 +60,10 @@ def build_parser(prog: str = "bench run") -> argparse.ArgumentParser:
     p = _Parser(prog=prog, description="Run a benchmark against an OpenAI-compatible endpoint.")
     p.add_argument("--benchmark", default="gpqa_diamond", help="benchmark id")
     p.add_argument("--model", required=True, help="model id at the endpoint")
-    p.add_argument("--base-url", help=f"endpoint base URL (env OPENROUTER_BASE_URL, default {DEFAULT_BASE_URL})")
+    p.add_argument(
+        "--base-url",
+        help=f"endpoint base URL (env OPENROUTER_BASE_URL, default {DEFAULT_BASE_URL})",
+    )
     p.add_argument("--limit", type=int, help="number of rows from --start (end = start + limit)")
     p.add_argument("--start", type=int, default=0, help="first row (0-based, inclusive)")
     p.add_argument("--end", type=int, help="end row (exclusive); wins over --limit")
@@ -71,14 +74,20 @@ def build_parser(prog: str = "bench run") -> argparse.ArgumentParser:
     p.add_argument("--solver-config", help="JSON object of solver-config keys")
     p.add_argument("--temperature", type=float)
     p.add_argument("--max-tokens", type=int)
-    p.add_argument("--reasoning-effort", choices=["xhigh", "high", "medium", "low", "minimal", "none"])
+    p.add_argument(
+        "--reasoning-effort", choices=["xhigh", "high", "medium", "low", "minimal", "none"]
+    )
     p.add_argument("--max-retries", type=int, help="retries per call (default 6; 0 disables)")
     p.add_argument("--timeout-ms", type=int, help="bound on the wait for response headers")
     p.add_argument("--completion-timeout-ms", type=int, help="bound on a whole attempt")
     p.add_argument("--endpoint-id", help="OpenRouter endpoint pin")
     p.add_argument("--cost-tier", choices=["low", "medium", "high", "xhigh", "max"])
-    p.add_argument("--answer-extractor", choices=["careful", "parity"], help="GPQA: which extractor scores")
-    p.add_argument("--dataset-file", type=Path, help="read the dataset from a local CSV/JSONL/Parquet file")
+    p.add_argument(
+        "--answer-extractor", choices=["careful", "parity"], help="GPQA: which extractor scores"
+    )
+    p.add_argument(
+        "--dataset-file", type=Path, help="read the dataset from a local CSV/JSONL/Parquet file"
+    )
     return p
 
 
@@ -95,9 +104,7 @@ def _solver_config(raw: str | None) -> dict[str, JsonValue]:
 
 
 def _pydantic_problem(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-    )
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
 
 
 def parse_run_args(argv: Sequence[str], env: Mapping[str, str]) -> RunInvocation:
@@ -111,7 +118,7 @@ def parse_run_args(argv: Sequence[str], env: Mapping[str, str]) -> RunInvocation
         benchmark = get_benchmark(args.benchmark)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    merged = _solver_config(args.solver_config)
+    merged = {**benchmark.options_from_env(env), **_solver_config(args.solver_config)}
     for flag, key in _OVERRIDES.items():
         value: Any = getattr(args, flag)
         if value is not None:
@@ -138,7 +145,9 @@ def parse_run_args(argv: Sequence[str], env: Mapping[str, str]) -> RunInvocation
         config = RunConfig(
             benchmark=info.id,
             model=args.model,
-            base_url=(args.base_url or env.get("OPENROUTER_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"),
+            base_url=(args.base_url or env.get("OPENROUTER_BASE_URL") or DEFAULT_BASE_URL).rstrip(
+                "/"
+            ),
             epochs=args.epochs if args.epochs is not None else info.default_epochs,
             concurrency=concurrency,
             unordered=args.unordered,

@@ -21,10 +21,10 @@ from typing import TextIO
 from bench_common.aggregation import aggregate
 from bench_common.evaluation import EvaluationRecord
 from bench_common.outcome import decide_outcome
-from bench_common.parquet import RunColumns, result_filename, to_table, write_table
 from bench_runner.benchmarks.base import DatasetContext
 from bench_runner.cli.environment import CliEnvironment
 from bench_runner.cli.run_args import RunInvocation, UsageError, parse_run_args
+from bench_runner.datasets.errors import DatasetError
 from bench_runner.engine.loop import run_items
 from bench_runner.engine.progress import ProgressReporter
 from bench_runner.engine.selection import expand_items
@@ -72,18 +72,28 @@ async def execute_run(
         hf_token=env.hf_token,
         cache_disabled=env.cache_disabled,
     )
+    benchmark = invocation.benchmark
+    credentials = {
+        **env.credentials,
+        **benchmark.credentials_from_env(
+            os.environ,
+            benchmark.parse_options(config.benchmark_options),
+            base_url=config.base_url,
+            api_key=env.api_key,
+        ),
+    }
     sink: AttemptSink = NullSink() if env.request_log is None else JsonlAttemptSink(env.request_log)
     try:
         session = await open_session(
             config,
             session_id=env.session_id,
             api_key=env.api_key,
-            credentials=env.credentials,
+            credentials=credentials,
             dataset=dataset,
             sink=sink,
             on_retry=_retry_printer(stderr),
         )
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, DatasetError) as exc:
         stderr.write(f"Benchmark failed: {exc}\n")
         return EXIT_FAILED
 
@@ -127,6 +137,9 @@ async def execute_run(
         close = getattr(sink, "close", None)
         if close is not None:
             close()
+
+    # pyarrow is imported only now: it is not needed to start sending requests.
+    from bench_common.parquet import RunColumns, result_filename, to_table, write_table
 
     metrics = aggregate(records)
     results_path: Path | None = env.results_dir / result_filename(

@@ -86,6 +86,7 @@ async def open_session(
     """
     benchmark = get_benchmark(config.benchmark)
     options = benchmark.parse_options(config.benchmark_options)
+    benchmark.check_ready(options, credentials)
     samples = select_samples(await benchmark.load_samples(dataset, options), config)
     http = create_client_session(concurrency=config.concurrency)
 

@@ -53,8 +53,12 @@ def build_summary(
         "accuracyInterval95": (
             None
             if interval is None
-            else {"lower": interval.lower, "upper": interval.upper, "method": interval.method,
-                  "questions": interval.n}
+            else {
+                "lower": interval.lower,
+                "upper": interval.upper,
+                "method": interval.method,
+                "questions": interval.n,
+            }
         ),
         "epochResults": [
             {

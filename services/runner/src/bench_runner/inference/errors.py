@@ -24,6 +24,10 @@ class ModelError(Exception):
             transport failures.
         stage: where it failed: transport, http, or response_processing.
         retry_after_ms: the server's `Retry-After`, when it sent one.
+        error_class: a short tag for what went wrong (`http_status`, `header_timeout`,
+            `completion_timeout`, `connection`, `provider_error`, `invalid_body`), recorded
+            in attempt records and retry notices.
+        attempts: how many attempts were made before giving up.
     """
 
     def __init__(
@@ -37,6 +41,7 @@ class ModelError(Exception):
         x_request_id: str | None = None,
         cf_ray: str | None = None,
         attempts: int = 1,
+        error_class: str = "model_error",
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -47,6 +52,7 @@ class ModelError(Exception):
         self.x_request_id = x_request_id
         self.cf_ray = cf_ray
         self.attempts = attempts
+        self.error_class = error_class
 
     @property
     def retryable(self) -> bool:
@@ -72,5 +78,6 @@ class ModelError(Exception):
         return f"{status}: {self.message}"
 
 
-class RunAborted(Exception):
-    """The whole run must stop now (bad credentials, unknown model); the message says what to fix."""
+class RunAborted(Exception):  # noqa: N818 - public name used by the engine and the CLI
+    """The whole run must stop now (bad credentials, unknown model); the message says what
+    to fix."""

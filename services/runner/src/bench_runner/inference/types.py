@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from pydantic import JsonValue
-
 from bench_common.usage import Usage
+from pydantic import JsonValue
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ class ChatResult:
     reasoning_details: list[JsonValue] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str | None = None
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     provider: str | None = None
     generation_id: str | None = None
     request_id: str | None = None

@@ -1,0 +1,67 @@
+"""`python -m bench_runner.fake_model` (or `bench fake-model`): serve the default responder.
+
+Prints `listening <base_url>` on stdout once bound, then serves until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+
+from bench_runner.fake_model.default_responder import MultipleChoiceResponder
+from bench_runner.fake_model.server import FakeModelServer
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bench fake-model", description="A fake OpenAI-compatible chat-completions server."
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds per response")
+    parser.add_argument("--tokens", type=int, default=16, help="content chunks per response")
+    parser.add_argument("--provider", default="FakeProvider")
+    parser.add_argument("--cost", type=float, default=0.00012, help="usage.cost per response")
+    parser.add_argument("--api-key", help="require this bearer key (401 otherwise)")
+    parser.add_argument(
+        "--model", action="append", dest="models", help="known model id (repeatable; 404 others)"
+    )
+    return parser
+
+
+async def serve(args: argparse.Namespace) -> None:
+    """Run the server until SIGINT/SIGTERM."""
+    responder = MultipleChoiceResponder(
+        tokens=args.tokens, duration=args.delay, provider=args.provider, cost=args.cost
+    )
+    server = FakeModelServer(
+        responder=responder,
+        host=args.host,
+        port=args.port,
+        api_key=args.api_key,
+        known_models=args.models,
+        record=False,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stop.set)
+    async with server:
+        sys.stdout.write(f"listening {server.base_url}\n")
+        sys.stdout.flush()
+        await stop.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments and serve; returns the exit code."""
+    args = _parser().parse_args(argv)
+    asyncio.run(serve(args))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,224 @@
+"""The chat-completions client: one logical call, its retries, and their lineage."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import aiohttp
+from bench_common.attempts import bounded_body
+from bench_common.ids import new_id
+from bench_common.run_config import InferenceOptions
+
+from bench_runner.inference.attempt import AttemptLimits, send_attempt
+from bench_runner.inference.attempt_records import AttemptIdentity, AttemptRecorder
+from bench_runner.inference.errors import ModelError
+from bench_runner.inference.payload import (
+    DEFAULT_REFERER,
+    DEFAULT_TITLE,
+    build_body,
+    build_headers,
+    cache_salt,
+    completions_url,
+    request_summary,
+)
+from bench_runner.inference.recording import AttemptSink
+from bench_runner.inference.retry import RetryNotice, retry_delay_ms
+from bench_runner.inference.types import CallContext, ChatModel, ChatRequest, ChatResult
+
+if TYPE_CHECKING:
+    # benchmarks.base imports inference.types; a runtime import here would be circular.
+    from bench_runner.benchmarks.base import Endpoint
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class ChatCompletionsModel:
+    """A `ChatModel` over an OpenAI-compatible `/chat/completions` endpoint (streamed).
+
+    Build it with `make_chat_model`. Safe to share between concurrent evaluations.
+    """
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        options: InferenceOptions,
+        *,
+        session: aiohttp.ClientSession,
+        session_id: str,
+        sink: AttemptSink,
+        on_retry: Callable[[RetryNotice], None] | None,
+        sleep: Sleep,
+        uniform: Callable[[float, float], float],
+        referer: str,
+        title: str,
+    ) -> None:
+        self._endpoint = endpoint
+        self._options = options
+        self._session = session
+        self._session_id = session_id
+        self._sink = sink
+        self._on_retry = on_retry
+        self._sleep = sleep
+        self._uniform = uniform
+        self._referer = referer
+        self._title = title
+        self._url = completions_url(endpoint.base_url)
+        self._limits = AttemptLimits(options.timeout_ms, options.completion_timeout_ms)
+
+    @property
+    def model(self) -> str:
+        """The model id sent in every request."""
+        return self._endpoint.model
+
+    async def complete(self, request: ChatRequest, *, call: CallContext) -> ChatResult:
+        """Send the request, retrying transient failures, and return the completion.
+
+        `ChatResult.usage.generation_time_ms` is the wall time of the successful attempt;
+        `latency_ms` covers the whole call, including failed attempts and backoff waits.
+
+        Raises:
+            ModelError: a non-retryable failure, or the last failure once `maxRetries`
+                retries are spent (`attempts` says how many were made).
+        """
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        body = build_body(self._endpoint.model, self._options, request)
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        payload = text.encode()
+        summary = request_summary(body, self._options)
+        recorded_body = bounded_body(body, len(text), text)
+        call_id = new_id()
+        previous: str | None = None
+        attempt = 1
+        while True:
+            request_id = new_id()
+            recorder = AttemptRecorder(
+                self._sink,
+                AttemptIdentity(
+                    request_id=request_id,
+                    call_id=call_id,
+                    session_id=self._session_id,
+                    attempt=attempt,
+                    previous_request_id=previous,
+                    model=self._endpoint.model,
+                    url=self._url,
+                    sample_id=call.sample_id,
+                    epoch=call.epoch,
+                ),
+                started_mono=loop.time(),
+                secret=self._endpoint.api_key,
+            )
+            await recorder.started(summary, recorded_body)
+            try:
+                result = await send_attempt(
+                    self._session,
+                    url=self._url,
+                    payload=payload,
+                    headers=self._headers(call, attempt),
+                    limits=self._limits,
+                    recorder=recorder,
+                    request_id=request_id,
+                )
+            except ModelError as error:
+                error.attempts = attempt
+                _scrub(error, self._endpoint.api_key)
+                if not error.retryable or attempt > self._options.max_retries:
+                    raise
+                await self._wait_before_retry(error, call, attempt)
+                previous, attempt = request_id, attempt + 1
+                continue
+            latency_ms = round((loop.time() - began) * 1000)
+            return replace(result, attempts=attempt, latency_ms=latency_ms)
+
+    def _headers(self, call: CallContext, attempt: int) -> dict[str, str]:
+        return build_headers(
+            base_url=self._endpoint.base_url,
+            api_key=self._endpoint.api_key,
+            options=self._options,
+            session_id=self._session_id,
+            salt=cache_salt(self._session_id, call, attempt),
+            referer=self._referer,
+            title=self._title,
+        )
+
+    async def _wait_before_retry(self, error: ModelError, call: CallContext, attempt: int) -> None:
+        delay_ms = retry_delay_ms(attempt, error.retry_after_ms, uniform=self._uniform)
+        if self._on_retry is not None:
+            self._on_retry(
+                RetryNotice(
+                    model=self._endpoint.model,
+                    sample_id=call.sample_id,
+                    epoch=call.epoch,
+                    attempt=attempt,
+                    max_attempts=self._options.max_retries + 1,
+                    status=error.status,
+                    delay_ms=delay_ms,
+                    retry_after_ms=error.retry_after_ms,
+                    error_class=error.error_class,
+                    message=error.message,
+                    x_request_id=error.x_request_id,
+                    cf_ray=error.cf_ray,
+                )
+            )
+        await self._sleep(delay_ms / 1000)
+
+
+def make_chat_model(
+    endpoint: Endpoint,
+    options: InferenceOptions,
+    *,
+    session: aiohttp.ClientSession,
+    session_id: str,
+    sink: AttemptSink,
+    on_retry: Callable[[RetryNotice], None] | None = None,
+    sleep: Sleep = asyncio.sleep,
+    uniform: Callable[[float, float], float] = random.uniform,
+    referer: str = DEFAULT_REFERER,
+    title: str = DEFAULT_TITLE,
+) -> ChatModel:
+    """Build the client for one endpoint and model.
+
+    Args:
+        endpoint: base URL (used as given), model id and API key.
+        options: the run's inference options (temperature, retries, timeouts, routing...).
+        session: the shared aiohttp session; size its pool to the run's concurrency
+            (`create_client_session`).
+        session_id: the run id, sent as `x-session-id` and used in cache salts.
+        sink: receives every attempt record.
+        on_retry: called once per retry, before the backoff wait (the CLI prints a warning).
+        sleep: the backoff wait; tests inject a recorder instead of sleeping.
+        uniform: the jitter source, `random.uniform` by default.
+        referer: the `HTTP-Referer` header.
+        title: the `X-OpenRouter-Title` header.
+
+    Returns:
+        A `ChatModel` whose `complete` streams, retries and records.
+    """
+    return ChatCompletionsModel(
+        endpoint,
+        options,
+        session=session,
+        session_id=session_id,
+        sink=sink,
+        on_retry=on_retry,
+        sleep=sleep,
+        uniform=uniform,
+        referer=referer,
+        title=title,
+    )
+
+
+def _scrub(error: ModelError, secret: str) -> None:
+    """Remove the API key from an error a server may have echoed it into."""
+    if not secret:
+        return
+    if secret in error.message:
+        error.message = error.message.replace(secret, "[redacted]")
+        error.args = (error.message,)
+    if error.body is not None and secret in error.body:
+        error.body = error.body.replace(secret, "[redacted]")

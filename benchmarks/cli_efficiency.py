@@ -24,12 +24,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+
+@dataclass(frozen=True)
+class Scenario:
+    rows: int
+    epochs: int
+    concurrency: int
+    delay: float
+    tokens: int
+
+
 SCENARIOS = {
-    "A": {"rows": 198, "epochs": 3, "concurrency": 64, "delay": 0.5, "tokens": 64},
-    "B": {"rows": 1024, "epochs": 4, "concurrency": 512, "delay": 4.0, "tokens": 128},
+    "A": Scenario(rows=198, epochs=3, concurrency=64, delay=0.5, tokens=64),
+    "B": Scenario(rows=1024, epochs=4, concurrency=512, delay=4.0, tokens=128),
 }
 
 
@@ -81,13 +92,13 @@ def parse_ts(value: str) -> float:
 
 def run(name: str) -> None:
     sc = SCENARIOS[name]
-    evaluations = sc["rows"] * sc["epochs"]
-    ideal = math.ceil(evaluations / sc["concurrency"]) * sc["delay"]
+    evaluations = sc.rows * sc.epochs
+    ideal = math.ceil(evaluations / sc.concurrency) * sc.delay
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         dataset = work / "gpqa.csv"
-        write_dataset(dataset, sc["rows"])
+        write_dataset(dataset, sc.rows)
         server = subprocess.Popen(
             [
                 sys.executable,
@@ -96,9 +107,9 @@ def run(name: str) -> None:
                 "--port",
                 str(port),
                 "--delay",
-                str(sc["delay"]),
+                str(sc.delay),
                 "--tokens",
-                str(sc["tokens"]),
+                str(sc.tokens),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -125,9 +136,9 @@ def run(name: str) -> None:
                     "--dataset-file",
                     str(dataset),
                     "--epochs",
-                    str(sc["epochs"]),
+                    str(sc.epochs),
                     "--concurrency",
-                    str(sc["concurrency"]),
+                    str(sc.concurrency),
                     "--max-retries",
                     "0",
                 ],
@@ -160,7 +171,7 @@ def run(name: str) -> None:
                 {
                     "scenario": name,
                     "evaluations": summary["evaluations"],
-                    "concurrency": sc["concurrency"],
+                    "concurrency": sc.concurrency,
                     "ideal_s": ideal,
                     "run_phase_s": round(run_phase, 3),
                     "run_phase_vs_ideal": round(run_phase / ideal, 4),

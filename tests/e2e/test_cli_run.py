@@ -131,7 +131,9 @@ async def test_skipped_outnumbering_completed_fails_the_run(tmp_path: Path) -> N
         )
     assert result.code == 1, result.stderr
     summary = result.summary
-    assert summary["skippedEvaluations"] >= 3
+    skipped = summary["skippedEvaluations"]
+    assert isinstance(skipped, int)
+    assert skipped >= 3
     assert "skipped" in str(summary["failureReason"])
     assert summary["resultsPath"]  # the partial results are still kept
 

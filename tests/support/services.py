@@ -99,7 +99,9 @@ def private_nats() -> Iterator[NatsServer]:
     explicit = os.environ.get("BENCH_TEST_NATS_BINARY")
     binary = explicit or nats_binary()
     if binary is None:
-        unavailable("no nats-server binary (install Debian's nats-server or set BENCH_TEST_NATS_BINARY)")
+        unavailable(
+            "no nats-server binary (install Debian's nats-server or set BENCH_TEST_NATS_BINARY)"
+        )
         raise AssertionError("unreachable")
     with tempfile.TemporaryDirectory(prefix="bench-nats-") as store:
         server = NatsServer(binary=binary, port=free_port(), store=Path(store))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import aiohttp
+
 from bench_runner.fake_model import FakeModelProcess
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+
 from bench_runner.fake_model import (
     FakeModelServer,
     HttpError,

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
 from bench_common.attempts import BODY_PREVIEW_LIMIT, AttemptProgressed
 from bench_common.run_config import InferenceOptions
 from bench_runner.fake_model import HttpError, MidStreamError, Reply, ToolCallReply
 from bench_runner.inference import ModelError
-
 from tests.unit.inference.fakes import API_KEY, CALL, SESSION_ID, harness, user_request
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from bench_common.run_config import InferenceOptions
 from bench_runner.benchmarks.base import Endpoint
 from bench_runner.fake_model import (
@@ -15,7 +16,6 @@ from bench_runner.fake_model import (
     Stall,
 )
 from bench_runner.inference import ModelError, NullSink, create_client_session, make_chat_model
-
 from tests.unit.inference.fakes import CALL, SESSION_ID, harness, user_request
 
 NO_RETRIES = InferenceOptions(max_retries=0)

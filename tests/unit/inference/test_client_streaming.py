@@ -7,7 +7,6 @@ import json
 from bench_common.run_config import InferenceOptions
 from bench_runner.fake_model import Reply, ToolCallReply
 from bench_runner.inference import CallContext, ToolCall
-
 from tests.unit.inference.fakes import API_KEY, CALL, SESSION_ID, harness, user_request
 
 

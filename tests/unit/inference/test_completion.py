@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from bench_runner.inference.completion import (
     CompletionAssembler,
     merge_reasoning_details,

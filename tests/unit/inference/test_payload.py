@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import JsonValue
+
 from bench_common.run_config import InferenceOptions
 from bench_runner.inference.payload import (
     build_body,
@@ -12,7 +14,6 @@ from bench_runner.inference.payload import (
     request_summary,
 )
 from bench_runner.inference.types import CallContext, ChatRequest
-from pydantic import JsonValue
 
 MESSAGES: list[dict[str, JsonValue]] = [{"role": "user", "content": "hi"}]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from bench_runner.inference.retry import (
     MAX_RETRY_AFTER_MS,
     RetryNotice,

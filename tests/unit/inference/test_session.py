@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import aiohttp
+
 from bench_runner.inference import create_client_session
 from bench_runner.inference.session import POOL_HEADROOM
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-from bench_runner.inference.sse import SseDecoder, looks_like_sse
 from hypothesis import given
 from hypothesis import strategies as st
+
+from bench_runner.inference.sse import SseDecoder, looks_like_sse
 
 STREAM = (
     b": OPENROUTER PROCESSING\n\n"

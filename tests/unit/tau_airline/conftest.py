@@ -4,6 +4,7 @@ import json
 from typing import Any
 
 import pytest
+
 from bench_runner.benchmarks.tau_airline.data import AirlineBundle, load_bundle
 from bench_runner.benchmarks.tau_airline.db import AirlineDB, BaseDatabase, Record
 from bench_runner.benchmarks.tau_airline.environment import AirlineEnvironment, ToolOutcome

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from bench_runner.benchmarks.tau_airline.agent_loop import Conversation, ConversationLoop, Limits
 from bench_runner.benchmarks.tau_airline.db import BaseDatabase
 from bench_runner.benchmarks.tau_airline.environment import AirlineEnvironment

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from bench_runner.benchmarks.tau_airline.data import (
     DATA_DIR_ENV,
     EXPECTED_SHA256,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from bench_runner.benchmarks.tau_airline.db import BaseDatabase
 from bench_runner.benchmarks.tau_airline.environment import AirlineEnvironment
 from bench_runner.benchmarks.tau_airline.tool_schemas import TOOL_ARGS, TOOL_SCHEMAS

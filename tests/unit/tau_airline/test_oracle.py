@@ -7,6 +7,7 @@ import hashlib
 import json
 
 import pytest
+
 from bench_runner.benchmarks.base import DatasetContext, Sample
 from bench_runner.benchmarks.tau_airline.benchmark import TauAirline
 from bench_runner.benchmarks.tau_airline.data import AirlineBundle

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from bench_runner.benchmarks.base import Sample
 from bench_runner.benchmarks.tau_airline.agent_loop import (
     AgentToolCall,

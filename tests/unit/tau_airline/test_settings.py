@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from bench_runner.benchmarks.base import Sample
 from bench_runner.benchmarks.registry import benchmark_ids, get_benchmark
 from bench_runner.benchmarks.tau_airline.benchmark import TauAirline

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from bench_runner.benchmarks.tau_airline.db import BaseDatabase
 from bench_runner.benchmarks.tau_airline.environment import AirlineEnvironment
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic import JsonValue
+
 from bench_common.attempts import (
     BODY_PREVIEW_LIMIT,
     AttemptCompleted,
@@ -17,8 +19,6 @@ from bench_common.attempts import (
     AttemptStarted,
 )
 from bench_common.usage import Usage
-from pydantic import JsonValue
-
 from bench_runner.inference.completion import CompletionAssembler
 from bench_runner.inference.errors import ModelError
 from bench_runner.inference.recording import AttemptSink

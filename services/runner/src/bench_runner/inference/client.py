@@ -10,10 +10,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import aiohttp
+
 from bench_common.attempts import bounded_body
 from bench_common.ids import new_id
 from bench_common.run_config import InferenceOptions
-
 from bench_runner.inference.attempt import AttemptLimits, send_attempt
 from bench_runner.inference.attempt_records import AttemptIdentity, AttemptRecorder
 from bench_runner.inference.errors import ModelError

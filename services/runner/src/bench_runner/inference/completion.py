@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench_common.usage import Usage
 from pydantic import JsonValue
 
+from bench_common.usage import Usage
 from bench_runner.inference.errors import ModelError
 from bench_runner.inference.types import ToolCall
 

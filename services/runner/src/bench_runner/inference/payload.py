@@ -7,9 +7,9 @@ salt changes between attempts).
 
 from __future__ import annotations
 
-from bench_common.run_config import InferenceOptions
 from pydantic import JsonValue
 
+from bench_common.run_config import InferenceOptions
 from bench_runner.inference.types import CallContext, ChatRequest
 
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"

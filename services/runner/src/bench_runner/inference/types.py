@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bench_common.usage import Usage
 from pydantic import JsonValue
+
+from bench_common.usage import Usage
 
 
 @dataclass(frozen=True)

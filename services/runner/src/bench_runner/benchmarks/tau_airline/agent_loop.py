@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from bench_common.usage import Usage
 from pydantic import JsonValue
 
+from bench_common.usage import Usage
 from bench_runner.benchmarks.tau_airline.environment import AirlineEnvironment, parse_arguments
 from bench_runner.benchmarks.tau_airline.prompts import (
     FIRST_AGENT_MESSAGE,

@@ -16,9 +16,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 
-from bench_common.evaluation import EvaluationRecord
 from pydantic import JsonValue
 
+from bench_common.evaluation import EvaluationRecord
 from bench_runner.benchmarks.base import (
     Benchmark,
     BenchmarkInfo,

@@ -7,9 +7,9 @@ hidden from it. Its tokens and cost are summed apart from the candidate's.
 
 from __future__ import annotations
 
-from bench_common.usage import Usage
 from pydantic import JsonValue
 
+from bench_common.usage import Usage
 from bench_runner.inference.errors import ModelError, RunAborted
 from bench_runner.inference.types import CallContext, ChatModel, ChatRequest
 

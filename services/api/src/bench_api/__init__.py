@@ -1,0 +1,1 @@
+"""API service: REST, server-sent events, dashboard; owns MySQL."""

@@ -1,0 +1,254 @@
+"""Vocabulary of the careful extractor: answer labels, copulas, letters, in many languages.
+
+Kept apart from the algorithm in `extract_careful` so that adding a language is a data change.
+Every pattern here runs on text that was NFKC-normalised first, so full-width letters and
+colons, the long s and the Kelvin sign have already become their ASCII forms.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+# Words that introduce an answer in languages written with spaces between words: they need an
+# explicit separator or copula after them ("Answer: B", "the answer is B", "Jibu sahihi ni A").
+SPACED_LABELS: Final = (
+    r"answers?(?:[ \t]+to[ \t]+(?:this|the)[ \t]+(?:question|problem))?",
+    r"(?:correct|right|best|final|my|most[ \t]+likely|most[ \t]+appropriate|only[ \t]+correct)"
+    r"[ \t]+(?:option|choice|one|pick|selection|letter|alternative)",
+    r"antwort",
+    r"l[öo]sung",
+    r"respuesta",
+    r"risposta",
+    r"resposta",
+    r"r[ée]ponse",
+    r"r[ăa]spuns(?:ul)?",
+    r"antwoord",
+    r"svar(?:et)?",
+    r"vastaus",
+    r"odpowied[źz]",
+    r"odpov[ěeé][ďd]",
+    r"odgovor",
+    r"v[áa]lasz",
+    r"cevap",
+    r"yan[ıi]t",
+    r"cavab",
+    r"javob",
+    r"jogap",
+    r"jawap(?:an)?",
+    r"juwap",
+    r"jawaban",
+    r"sagot",
+    r"jibu",
+    r"idahun",
+    r"amsa",
+    r"đáp[ \t]+án",
+    r"câu[ \t]+trả[ \t]+lời",
+    r"trả[ \t]+lời",
+    r"ответ",
+    r"відповідь",
+    r"адказ",
+    r"отговор",
+    r"одговор",
+    r"жавоб",
+    r"жауап",
+    r"жооп",
+    r"җавап",
+    r"джевап",
+    r"απάντηση",
+    r"תשובה",
+    r"ال[إا]جابة",
+    r"[إا]جابة",
+    r"الجواب",
+    r"جواب",
+    r"پاسخ",
+    r"جاۋاب",
+    r"उत्तर",
+    r"जवाब",
+    r"উত্তর",
+    r"விடை",
+    r"பதில்",
+    r"సమాధానం",
+    r"జవాబు",
+    r"ಉತ್ತರ",
+    r"ഉത്തരം",
+    r"જવાબ",
+    r"ਜਵਾਬ",
+    r"ਉੱਤਰ",
+    r"პასუხი",
+    r"պատասխան",
+    r"መልስ",
+)
+
+# Labels in scripts written without spaces: the letter may follow directly ("答案C").
+UNSPACED_LABELS: Final = (
+    r"答案",
+    r"答え",
+    r"回答",
+    r"解答",
+    r"答复",
+    r"答覆",
+    r"答曰",
+    r"正解",
+    r"答",
+    r"정답",
+    r"답변",
+    r"해답",
+    r"답",
+    r"উত্তরঃ",
+    r"คำตอบ",
+)
+
+# Words that may sit between a label and its separator: "respuesta correcta: B".
+QUALIFIERS: Final = (
+    r"choice",
+    r"option",
+    r"letter",
+    r"correct[ao]?",
+    r"correcte",
+    r"corretta",
+    r"corret[ao]",
+    r"final[e]?",
+    r"definitiva",
+    r"richtige",
+    r"sahihi",
+    r"yang[ \t]+(?:benar|tepat)",
+    r"benar",
+    r"tepat",
+    r"đúng",
+    r"chính[ \t]+xác",
+    r"cuối[ \t]+cùng",
+    r"الصحيحة",
+    r"النهائية",
+    r"الصحيح",
+    r"النهائي",
+)
+
+# Labels that end in a copula too short to stand alone ("to" and "on" are English words).
+COPULA_PHRASES: Final = (
+    r"odpowied[źz][ \t]+to",
+    r"odpov[ěeé][ďd][ \t]+je",
+    r"vastaus[ \t]+on",
+)
+
+# "is" in the languages above; CJK particles need no space before them.
+SPACED_COPULAS: Final = (
+    r"is(?:[ \t]+(?:therefore|thus|clearly|probably|likely|most[ \t]+likely|definitely"
+    r"|indeed|then|hence|actually|still))?",
+    r"was",
+    r"(?:would|will|must|should|could)[ \t]+be",
+    r"has[ \t]+to[ \t]+be",
+    r"(?:seems|appears)[ \t]+to[ \t]+be",
+    r"es",
+    r"ser[íi]a",
+    r"ser[áa]",
+    r"è",
+    r"sarebbe",
+    r"é",
+    r"seria",
+    r"est",
+    r"serait",
+    r"ist",
+    r"w[äa]re",
+    r"lautet",
+    r"ni",
+    r"adalah",
+    r"ialah",
+    r"yaitu",
+    r"là",
+    r"jest",
+    r"je",
+    r"är",
+    r"er",
+    r"هي",
+    r"هو",
+    r"হল",
+    r"হলো",
+    r"है",
+)
+UNSPACED_COPULAS: Final = (
+    r"应该是",
+    r"應該是",
+    r"应为",
+    r"應為",
+    r"是",
+    r"为",
+    r"為",
+    r"は",
+    r"が",
+    r"은",
+    r"는",
+    r"이",
+    r"가",
+    r"คือ",
+)
+
+SEPARATOR: Final = r"(?:=>|->|[:=|ঃ\-–—→])"
+
+# Words that may name the letter: "Answer: option B", "答案：选项C".
+OPTION_WORDS: Final = (
+    r"(?:option|choice|letter|opción|opzione|opção|choix|variante|вариант|选项|選項|選択肢|보기)"
+)
+
+# Verbs that state a choice; used only when no labelled answer exists.
+CHOICE_VERBS: Final = (
+    r"(?<![A-Za-z])(?:go(?:ing)?[ \t]+(?:with|for)|choos(?:e|ing)|chose|pick(?:ing|ed)?"
+    r"|select(?:ing|ed)?|opt(?:ing|ed)?[ \t]+for|settl(?:e|ing)[ \t]+on|(?:I'd|I[ \t]+would)"
+    r"[ \t]+say)[ \t]+"
+)
+CJK_CHOICE_VERBS: Final = r"(?:选择|選擇|选|選|選択|선택)[ \t]*"
+
+# Letters a model may write for an option, mapped to the ASCII letter they stand for:
+# look-alikes from Greek and Cyrillic, and the A–D series of Arabic (abjad order), Bengali
+# (both the transliterated and the alphabetical series), Devanagari and Thai.
+LETTER_MAP: Final = {
+    "\u0391": "A",  # Greek Alpha
+    "\u0392": "B",  # Greek Beta
+    "\u0410": "A",  # Cyrillic A
+    "\u0412": "B",  # Cyrillic Ve
+    "\u0421": "C",  # Cyrillic Es
+    "\u0430": "a",  # Cyrillic a
+    "\u0441": "c",  # Cyrillic es
+    "\u0623": "A",  # أ
+    "\u0627": "A",  # ا
+    "\u0628": "B",  # ب
+    "\u062c": "C",  # ج
+    "\u062f": "D",  # د
+    "\u0985": "A",  # অ
+    "\u09ac": "B",  # ব
+    "\u09a1": "C",  # ড
+    "\u09a2": "D",  # ঢ
+    "\u0995": "A",  # ক
+    "\u0996": "B",  # খ
+    "\u0997": "C",  # গ
+    "\u0998": "D",  # ঘ
+    "\u0915": "A",  # क
+    "\u0916": "B",  # ख
+    "\u0917": "C",  # ग
+    "\u0918": "D",  # घ
+    "\u0e01": "A",  # ก
+    "\u0e02": "B",  # ข
+    "\u0e04": "C",  # ค
+    "\u0e07": "D",  # ง
+}
+LETTER_CLASS: Final = "[A-Za-z" + "".join(LETTER_MAP) + "]"
+LATIN_LETTERS: Final = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\u0391\u0392\u0410\u0412\u0421\u0430\u0441"
+)
+"""Letters written in an alphabetic script: a following letter of such a script glues."""
+
+NEGATIONS: Final = re.compile(
+    r"(?i:(?<![A-Za-z])(?:not|never|nicht|kein|pas|non|no|bukan|không)|n't|不是|不)"
+    r"[ \t]*+[(\[]?[ \t]*+$"
+)
+"""A negation right before a letter: "the answer is not A"."""
+
+
+def alternation(patterns: tuple[str, ...]) -> str:
+    """One non-capturing group matching any of `patterns`, longest source first.
+
+    Each pattern is NFKC-normalised like the text it runs on (Thai "คำ" decomposes).
+    """
+    normalised = (unicodedata.normalize("NFKC", p) for p in patterns)
+    return "(?:" + "|".join(sorted(normalised, key=len, reverse=True)) + ")"

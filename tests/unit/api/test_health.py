@@ -1,0 +1,34 @@
+"""`GET /health` reports the projection's position and whether it is healthy."""
+
+from __future__ import annotations
+
+import json
+
+from bench_api.app import create_app, health
+from bench_api.projector import ProjectorStatus
+
+
+async def test_health_reports_the_position_when_projecting() -> None:
+    status = ProjectorStatus(ready=True, position=42, pending=0, events_folded=42)
+    response = await health(status)
+
+    assert response.status_code == 200
+    body = json.loads(bytes(response.body))
+    assert body["ok"] is True
+    assert body["projection"]["position"] == 42
+    assert body["projection"]["pending"] == 0
+
+
+async def test_health_is_503_while_mysql_is_unreachable() -> None:
+    status = ProjectorStatus(ready=True, position=7, last_error="OperationalError: refused")
+    response = await health(status)
+
+    assert response.status_code == 503
+    body = json.loads(bytes(response.body))
+    assert body["ok"] is False
+    assert body["projection"]["error"].startswith("OperationalError")
+
+
+def test_the_app_serves_health_and_can_grow() -> None:
+    app = create_app(projector=ProjectorStatus())
+    assert "/health" in app.openapi()["paths"]

@@ -12,8 +12,15 @@ import sys
 # command -> (module, function taking argv and returning an exit code, one-line help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("bench_runner.cli.run_command", "main", "run a benchmark in this process"),
+    "submit": ("bench_cli.submit", "main", "submit a managed run to the scheduler"),
+    "events": ("bench_cli.run_events", "main", "print a run's events as JSON lines"),
+    "stack": ("bench_cli.stack", "main", "stack up: start every service locally"),
+    "scheduler": ("bench_scheduler.main", "main", "serve admission, dispatch, final status"),
+    "runner": ("bench_runner.worker.main", "main", "run a worker: evaluate dispatched items"),
+    "api": ("bench_api.main", "main", "serve the api and project BENCH_EVENTS into MySQL"),
+    "projection": ("bench_api.rebuild", "main", "projection rebuild: refold MySQL from events"),
     "parquet-to-md": ("bench_runner.cli.parquet_to_md", "main", "print a result file as Markdown"),
-    "fake-model": ("bench_runner.fake_model.__main__", "main", "serve a fake OpenAI-compatible model"),
+    "fake-model": ("bench_runner.fake_model.__main__", "main", "serve a fake OpenAI-style model"),
 }
 
 

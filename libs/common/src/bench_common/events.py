@@ -222,6 +222,16 @@ class ArchiveFailed(Event):
     details: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class ArchiveRetryRequested(Event):
+    """An operator asked for the run's archive to be uploaded again (`bench archive retry`).
+
+    The archiver re-uploads the staged artifacts (rebuilding them from the run's events if the
+    staging is gone) and answers with `RunArchived` or another `ArchiveFailed`.
+    """
+
+    requested_by: str | None = None
+
+
 # --- sandboxes -----------------------------------------------------------------------------
 
 

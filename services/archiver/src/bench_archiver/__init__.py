@@ -1,0 +1,1 @@
+"""Archiver service: Parquet, reports and manifest of finished runs, uploaded to S3-compatible storage."""

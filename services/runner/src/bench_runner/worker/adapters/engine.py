@@ -1,0 +1,63 @@
+"""Opening the engine's `RunSession` for a managed run: the same `open_session` as `bench run`,
+with this runner's datasets and the event attempt sink."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import structlog
+
+from bench_common.events import RunRequested
+from bench_runner.benchmarks.base import DatasetContext
+from bench_runner.engine.session import open_session
+from bench_runner.inference import RetryNotice
+from bench_runner.worker.adapters.attempt_sink import EventAttemptSink
+from bench_runner.worker.ports import EvaluationSession, EventPublisher
+
+log = structlog.get_logger("bench_runner.worker.engine")
+REDACTED = "[redacted]"
+
+
+class EngineSessions:
+    """`EngineOpener` over `bench_runner.engine.session.open_session`."""
+
+    def __init__(
+        self,
+        *,
+        datasets: Callable[[str], DatasetContext],
+        publisher: EventPublisher,
+    ) -> None:
+        self._datasets = datasets
+        self._publisher = publisher
+
+    async def __call__(
+        self, run: RunRequested, *, api_key: str, credentials: Mapping[str, str]
+    ) -> EvaluationSession:
+        """Open the session; the run id is its session id (it names attempts and caches).
+
+        Raises:
+            ValueError, OSError, DatasetError: bad options or an unavailable dataset (the
+                run is aborted).
+        """
+        return await open_session(
+            run.config,
+            session_id=run.run_id,
+            api_key=api_key,
+            credentials=credentials,
+            dataset=self._datasets(run.config.benchmark),
+            sink=EventAttemptSink(self._publisher, run_id=run.run_id),
+            on_retry=_retry_logger(run.run_id, [api_key, *credentials.values()]),
+        )
+
+
+def _retry_logger(run_id: str, secrets: list[str]) -> Callable[[RetryNotice], None]:
+    """Log each retry (the CLI prints a warning line); any key a server echoed is redacted."""
+
+    def on_retry(notice: RetryNotice) -> None:
+        text = notice.describe()
+        for secret in secrets:
+            if secret:
+                text = text.replace(secret, REDACTED)
+        log.warning("retrying model call", run_id=run_id, detail=text)
+
+    return on_retry

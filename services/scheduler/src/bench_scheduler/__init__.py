@@ -1,0 +1,1 @@
+"""Scheduler service: admission, dispatch credits, cancellation, final status."""

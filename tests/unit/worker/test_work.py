@@ -1,0 +1,91 @@
+"""One work item: started, evaluated by the session, completed; or dropped, or aborted."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_common.envelope import deterministic_event_id
+from bench_common.events import (
+    RunAbortRequested,
+    SampleCompleted,
+    SampleDispatched,
+    SampleStarted,
+)
+from bench_runner.worker.opening import OpenRun, RunOver
+from bench_runner.worker.sessions import SessionCache
+from bench_runner.worker.work import WorkCore
+from tests.unit.worker.fakes import FakePublisher, FakeSession, config, samples
+
+
+def item(sample: int = 1, epoch: int = 0, run_id: str = "r1") -> SampleDispatched:
+    return SampleDispatched(run_id=run_id, sample_id=f"s{sample}", sample_index=sample, epoch=epoch)
+
+
+class Harness:
+    def __init__(self, session: FakeSession | None = None, over: RunOver | None = None) -> None:
+        self.session = session or FakeSession(samples(3))
+        self.ended: list[tuple[str, RunOver]] = []
+        self.publisher = FakePublisher()
+
+        async def opener(run_id: str) -> OpenRun | RunOver:
+            if over is not None:
+                return over
+            return OpenRun(run_id, config(), self.session, {s.id: s for s in self.session.samples})
+
+        self.core = WorkCore(
+            runs=SessionCache(opener=opener),
+            publisher=self.publisher,
+            runner_id="w1",
+            end_run=lambda run_id, o: self.ended.append((run_id, o)),
+        )
+
+
+async def test_publishes_started_then_completed_with_the_deterministic_id() -> None:
+    h = Harness()
+    # sample_index is the position among the run's samples; the record keeps the dataset row
+    await h.core.on_sample_dispatched(
+        SampleDispatched(run_id="r1", sample_id="s1", sample_index=0, epoch=2)
+    )
+    started, completed = (e for e, _ in h.publisher.events)
+    assert isinstance(started, SampleStarted)
+    assert (started.sample_id, started.epoch, started.runner_id) == ("s1", 2, "w1")
+    assert isinstance(completed, SampleCompleted)
+    assert completed.record.score == "C"
+    assert completed.record.key == (1, 2)
+    assert completed.event_id == deterministic_event_id("r1", "s1", 2, "completed")
+    assert h.session.evaluated == [("s1", 2)]
+
+
+async def test_items_of_runs_that_are_over_are_dropped() -> None:
+    h = Harness(over=RunOver("the run was cancelled"))
+    await h.core.on_sample_dispatched(item())
+    assert h.publisher.events == []
+    assert h.session.evaluated == []
+
+
+async def test_fatal_model_error_requests_an_abort_and_ends_the_run() -> None:
+    h = Harness(FakeSession(samples(2), abort="the endpoint refused the API key (HTTP 401)"))
+    await h.core.on_sample_dispatched(item())
+    started, abort = (e for e, _ in h.publisher.events)
+    assert isinstance(started, SampleStarted)
+    assert isinstance(abort, RunAbortRequested)
+    assert "HTTP 401" in abort.reason
+    assert abort.event_id == deterministic_event_id("r1", "abort_requested")
+    assert h.ended == [("r1", RunOver(abort.reason))]
+    assert h.publisher.of(SampleCompleted) == []
+
+
+async def test_unknown_sample_aborts_with_advice() -> None:
+    h = Harness()
+    await h.core.on_sample_dispatched(item(7))
+    (abort,) = h.publisher.of(RunAbortRequested)
+    assert "every runner must read the same dataset" in abort.reason
+    assert h.ended[0][0] == "r1"
+    assert h.session.evaluated == []
+
+
+async def test_publish_failure_propagates_so_the_item_is_redelivered() -> None:
+    h = Harness()
+    h.publisher.fail = TimeoutError("no PubAck")
+    with pytest.raises(TimeoutError):
+        await h.core.on_sample_dispatched(item())

@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "runner": ("bench_runner.worker.main", "main", "run a worker: evaluate dispatched items"),
     "api": ("bench_api.main", "main", "serve the api and project BENCH_EVENTS into MySQL"),
     "projection": ("bench_api.rebuild", "main", "projection rebuild: refold MySQL from events"),
+    "archiver": ("bench_archiver.main", "main", "archive finished runs to S3-compatible storage"),
+    "archive": ("bench_archiver.retry_command", "main", "archive retry RUN_ID: upload again"),
     "parquet-to-md": ("bench_runner.cli.parquet_to_md", "main", "print a result file as Markdown"),
     "fake-model": ("bench_runner.fake_model.__main__", "main", "serve a fake OpenAI-style model"),
 }

@@ -45,3 +45,38 @@ class AdmissionReply(BaseModel):
     active: int
     max_active: int
     reason: str | None = None
+
+
+class ArtifactUrlRequest(BaseModel):
+    """Ask the archiver (which alone holds the storage credentials) for a download URL.
+
+    `path` is relative to the run's archive root, as listed in its manifest (e.g.
+    `logs/run.log`, `results/<file>.parquet`, `manifest.json`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str
+    path: str
+
+
+class ArtifactUrlReply(BaseModel):
+    """The archiver's answer, with an HTTP-like `status` the api can pass on.
+
+    200: `url` is a presigned GET valid for `expires_in_s` seconds (5 minutes), with the
+    file's `bytes` and `content_type` from the manifest. 400: the path cannot name an archived
+    file. 404: the run is not archived (not finished, upload pending or failed) or its archive
+    has no such file. 503: the storage could not be reached. `error` says which, for a person.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    path: str
+    status: int
+    url: str | None = None
+    expires_in_s: int | None = None
+    key: str | None = None
+    bytes: int | None = None
+    content_type: str | None = None
+    error: str | None = None

@@ -32,6 +32,10 @@ _EVENT_NAMESPACE = uuid.UUID("6f1c9a52-3a51-4f0e-9d5e-2b0f3f1d8c11")
 SUBJECT_ADMIT = "bench.control.admit"
 """Core NATS request/reply subject of admission (a command, not an event: never stored)."""
 
+SUBJECT_ARTIFACT_URL = "bench.control.artifact_url"
+"""Core NATS request/reply subject answered by the archiver: a presigned download URL for one
+archived file of a run (`ArtifactUrlRequest` -> `ArtifactUrlReply`)."""
+
 
 def utc_now() -> datetime:
     """The current time as an aware UTC datetime."""

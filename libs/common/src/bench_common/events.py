@@ -200,12 +200,19 @@ class RequestAttemptCompleted(Event):
 
 
 class ArtifactUploaded(Event):
-    """One artifact file reached object storage."""
+    """One artifact file reached object storage.
+
+    `attempts` counts the uploads it took (0: the object was already there with this sha256,
+    as when a resumed archive finds it); `failed_attempts` holds what each failed one got
+    (status, S3 error code, request ids).
+    """
 
     key: str
     bytes: int
     sha256: str
     content_type: str
+    attempts: int = 1
+    failed_attempts: list[dict[str, JsonValue]] = Field(default_factory=list)
 
 
 class RunArchived(Event):

@@ -1,0 +1,26 @@
+"""Pure report builders shared by the archiver (files in the archive) and the api (views).
+
+No I/O: each function folds records or events into a JSON-ready dict (or log lines), so the
+archived report and the live view of the same run are the same document.
+
+- `summary(records, task=, model=, epochs=, ...)`: `GET /runs/{id}/summary` (§5 fields).
+- `gpqa_report(records)`: `reports/gpqa-report.json`: items + `analytics` (§7).
+- `performance_report(attempts)`: `reports/performance-report.json`: latency percentiles,
+  in-flight peak/average, throughput, tokens/s, success/error/retry rates, error statuses.
+- `run_log_lines(events)`: `logs/run.log`: structured JSON lifecycle lines.
+"""
+
+from bench_common.reports.gpqa import GPQA_REPORT_VERSION, gpqa_report
+from bench_common.reports.performance import PERFORMANCE_REPORT_VERSION, performance_report
+from bench_common.reports.run_log import run_log_lines
+from bench_common.reports.summary import normalise_failure, summary
+
+__all__ = [
+    "GPQA_REPORT_VERSION",
+    "PERFORMANCE_REPORT_VERSION",
+    "gpqa_report",
+    "normalise_failure",
+    "performance_report",
+    "run_log_lines",
+    "summary",
+]

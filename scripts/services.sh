@@ -1,0 +1,29 @@
+# Sourced by scripts/test.sh: make sure what the integration, e2e and browser tests need is
+# installed and running. On this project's machines NATS and MariaDB are already running and
+# Chromium may be missing; on a bare Debian/Ubuntu machine (as root) everything is installed
+# from the distribution. Tests start their own private nats-server and create their own
+# databases, so nothing here touches existing data.
+
+_need_apt=()
+command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || _need_apt+=(nats-server)
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || command -v mysqld >/dev/null 2>&1 || _need_apt+=(mariadb-server)
+[ -x /usr/bin/chromium ] || _need_apt+=(chromium)
+if [ ${#_need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${_need_apt[*]} from the distribution" >&2
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${_need_apt[@]}" >/dev/null
+  else
+    echo "warning: missing ${_need_apt[*]}; the tests that need them will be skipped (or fail under CI)" >&2
+  fi
+fi
+
+# MariaDB: start it when nothing listens on 3306 and it is installed here.
+if ! (exec 3<>/dev/tcp/127.0.0.1/3306) 2>/dev/null && [ -x /usr/sbin/mariadbd ] && [ "$(id -u)" = "0" ]; then
+  mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld 2>/dev/null || true
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd -- --user=mysql
+  for _ in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/3306) 2>/dev/null && break; sleep 0.2; done
+  # a fresh Debian install only lets root in over the unix socket
+  mariadb -e "ALTER USER root@localhost IDENTIFIED VIA mysql_native_password USING PASSWORD('') OR unix_socket; CREATE DATABASE IF NOT EXISTS test;" 2>/dev/null || true
+fi
+unset _need_apt

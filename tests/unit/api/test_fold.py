@@ -176,3 +176,18 @@ def test_numbers_beyond_their_column_are_held_within_it() -> None:
 
     assert cols["timeout_ms"] == 4_294_967_295
     assert json.loads(str(cols["config_json"]))["inference"]["timeout_ms"] == 10**12
+
+
+def test_upload_status_follows_the_archive_and_its_retries() -> None:
+    from bench_common.events import ArchiveFailed, ArchiveRetryRequested, RunArchived
+
+    failed = fold_batch(numbered([ArchiveFailed(run_id="run-1", error="S3 down")]))
+    assert failed.runs["run-1"].columns["upload_status"] == "failed"
+    retry = fold_batch(numbered([ArchiveRetryRequested(run_id="run-1")]))
+    assert retry.runs["run-1"].columns["upload_status"] == "pending"
+    archived = fold_batch(
+        numbered([RunArchived(run_id="run-1", manifest_key="p/run-1/manifest.json", files=7)])
+    )
+    cols = archived.runs["run-1"].columns
+    assert cols["upload_status"] == "complete"
+    assert cols["artifacts_uploaded"] == 7

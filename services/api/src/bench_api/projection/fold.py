@@ -24,6 +24,7 @@ from bench_api.projection.run_columns import (
 from bench_common.envelope import Event
 from bench_common.events import (
     ArchiveFailed,
+    ArchiveRetryRequested,
     ArtifactUploaded,
     RequestAttemptCompleted,
     RequestAttemptStarted,
@@ -143,6 +144,11 @@ def _archive_failed(patch: RunPatch, event: ArchiveFailed) -> None:
     patch.set("upload_error", clip(event.error, TEXT_LIMIT))
 
 
+def _archive_retry_requested(patch: RunPatch, event: ArchiveRetryRequested) -> None:
+    del event
+    patch.set("upload_status", "pending")
+
+
 _RUN_FOLDS: dict[type[Event], Callable[[RunPatch, Any], None]] = {
     RunRequested: _requested,
     RunAdmitted: _admitted,
@@ -154,5 +160,6 @@ _RUN_FOLDS: dict[type[Event], Callable[[RunPatch, Any], None]] = {
     ArtifactUploaded: _artifact_uploaded,
     RunArchived: _archived,
     ArchiveFailed: _archive_failed,
+    ArchiveRetryRequested: _archive_retry_requested,
 }
 """Events that change `runs` columns beyond `last_event_seq` and `updated_at`."""

@@ -3,8 +3,9 @@
 Files (paths relative to the run folder): `results/<bench>-<model>-<run>.parquet` (the v1
 schema, first `SampleCompleted` per (sample, epoch) wins), `run.json` (the run record),
 `logs/run.log`, `requests/requests.jsonl` (attempt records as JSON lines), and
-`reports/performance-report.json`, plus `reports/gpqa-report.json` for GPQA Diamond. The
-manifest is made at upload time (`manifest.py`).
+`reports/performance-report.json`, plus `reports/gpqa-report.json` for GPQA Diamond and
+`reports/tau-airline-report.json` for TAU airline. The manifest is made at upload time
+(`manifest.py`).
 """
 
 from __future__ import annotations
@@ -33,11 +34,17 @@ from bench_common.events import (
     SampleCompleted,
 )
 from bench_common.parquet import RunColumns, result_filename, to_table
-from bench_common.reports import gpqa_report, performance_report, run_log_lines
+from bench_common.reports import (
+    gpqa_report,
+    performance_report,
+    run_log_lines,
+    tau_airline_report,
+)
 from bench_common.reports.records import unique_records
 from bench_common.run_record import RunRecord
 
 GPQA = "gpqa_diamond"
+TAU_AIRLINE = "tau_bench_verified_airline"
 DEFAULT_TEMPERATURES = {GPQA: 1.0}
 """Benchmark temperature constants (the engine's `BenchmarkInfo.temperature`), repeated here
 because a service may not import the runner; the Parquet `temperature` column holds them when
@@ -136,6 +143,8 @@ def build_bundle(facts: RunFacts, *, manifest_key: str) -> list[BundleFile]:
     }
     if config.benchmark == GPQA:
         files["reports/gpqa-report.json"] = _json(gpqa_report(facts.records))
+    elif config.benchmark == TAU_AIRLINE:
+        files["reports/tau-airline-report.json"] = _json(tau_airline_report(facts.records))
     return [BundleFile(p, files[p], content_type(p)) for p in sorted(files)]
 
 

@@ -7,6 +7,7 @@ archived report and the live view of the same run are the same document.
 - `gpqa_report(records)`: `reports/gpqa-report.json`: items + `analytics` (§7).
 - `performance_report(attempts)`: `reports/performance-report.json`: latency percentiles,
   in-flight peak/average, throughput, tokens/s, success/error/retry rates, error statuses.
+- `tau_airline_report(records)`: TAU items with expectations and tool calls, pass^k.
 - `run_log_lines(events)`: `logs/run.log`: structured JSON lifecycle lines.
 """
 
@@ -14,13 +15,16 @@ from bench_common.reports.gpqa import GPQA_REPORT_VERSION, gpqa_report
 from bench_common.reports.performance import PERFORMANCE_REPORT_VERSION, performance_report
 from bench_common.reports.run_log import run_log_lines
 from bench_common.reports.summary import normalise_failure, summary
+from bench_common.reports.tau_airline import TAU_REPORT_VERSION, tau_airline_report
 
 __all__ = [
     "GPQA_REPORT_VERSION",
     "PERFORMANCE_REPORT_VERSION",
+    "TAU_REPORT_VERSION",
     "gpqa_report",
     "normalise_failure",
     "performance_report",
     "run_log_lines",
     "summary",
+    "tau_airline_report",
 ]

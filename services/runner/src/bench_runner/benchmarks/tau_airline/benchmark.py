@@ -187,6 +187,20 @@ def _explain(result: RewardResult, conversation: Conversation) -> str:
     return "; ".join(parts)
 
 
+def _expected(task: Task) -> dict[str, JsonValue]:
+    """What the task expects, small enough for every row: the report shows it beside the
+    conversation without needing the task file."""
+    criteria = task.evaluation_criteria
+    description = task.description
+    return {
+        "purpose": description.purpose if description else None,
+        "persona": task.user_scenario.persona,
+        "actions": [{"name": a.name, "arguments": a.arguments} for a in task.gold_actions],
+        "communicate_info": list(task.communicate_info),
+        "nl_assertions": list(criteria.nl_assertions or []) if criteria else [],
+    }
+
+
 def _metadata(
     task: Task,
     conversation: Conversation,
@@ -211,6 +225,7 @@ def _metadata(
         "reward_breakdown": dict(result.breakdown),
         "db_diff": db_diff.changes_from_initial(environment.db),
         "db_mismatch": mismatch,
+        "expected": _expected(task),
         "simulator": {"model": options.user_model, "base_url": options.user_base_url},
         "auxiliary_usage": {"simulator": customer.usage.model_dump()},
     }

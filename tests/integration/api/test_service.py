@@ -21,6 +21,7 @@ from bench_api.settings import MysqlSettings
 from tests.integration.api.conftest import publish_all, rows, snapshot
 from tests.support.projection_events import synthetic_run
 from tests.support.services import NatsServer, free_port
+from tests.support.stack import API_EXTRA_ENV
 
 pytestmark = pytest.mark.integration
 
@@ -37,6 +38,8 @@ def service_env(mysql: MysqlSettings, nats_url: str, port: int) -> dict[str, str
         "NATS_URL": nats_url,
         "BENCH_API_PORT": str(port),
         "BENCH_PROJECTOR_IDLE_WAIT_S": "0.5",
+        # The REST API refuses to start without its secrets and the archive's storage.
+        **API_EXTRA_ENV,
     }
 
 

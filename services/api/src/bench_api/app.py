@@ -1,14 +1,29 @@
-"""The FastAPI application factory. For now it serves `GET /health`; the REST endpoints of
-the managed API are added as routers here, each taking its dependencies from `app.state`."""
+"""The FastAPI application factory.
+
+`GET /health` is always served (no authentication). With an `ApiContext` the REST API is
+mounted too: every router below sits behind `require_token`, and `/openapi.json` with them.
+More routers (server-sent events, the dashboard page) are added through `routers=` (behind the
+token) or `public_routers=` (no token); they are included before the REST routers, so a fixed
+path such as `/runs/events` wins over `/runs/{run_id}`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from bench_api.context import ApiContext
+from bench_api.deps import require_token
+from bench_api.errors import install_error_handlers
 from bench_api.projector import ProjectorStatus
+from bench_api.routes import artifacts, reports, run, runs
+from bench_api.submission import RunSubmission
+
+VERSION = "0.1.0"
+REST_ROUTERS = (runs.router, run.router, artifacts.router, reports.router)
 
 
 def projector_status(request: Request) -> ProjectorStatus:
@@ -17,7 +32,7 @@ def projector_status(request: Request) -> ProjectorStatus:
     return status
 
 
-health_router = APIRouter()
+health_router = APIRouter(tags=["health"])
 
 
 @health_router.get("/health")
@@ -40,9 +55,63 @@ async def health(status: Annotated[ProjectorStatus, Depends(projector_status)]) 
     return JSONResponse(body, status_code=200 if ok else 503)
 
 
-def create_app(*, projector: ProjectorStatus) -> FastAPI:
-    """The api's FastAPI app; add routers here as endpoints arrive."""
-    app = FastAPI(title="bench api", version="0.1.0")
+def _openapi_router(app: FastAPI) -> APIRouter:
+    router = APIRouter(tags=["meta"])
+
+    @router.get("/openapi.json", include_in_schema=False)
+    async def openapi() -> JSONResponse:
+        """This API's OpenAPI document (needs the token, like every route but /health)."""
+        return JSONResponse(app.openapi())
+
+    return router
+
+
+def _with_body_schemas(app: FastAPI) -> None:
+    """Add the request bodies routes read themselves (after authentication) to the document."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = build()
+            schemas = document.setdefault("components", {}).setdefault("schemas", {})
+            body = RunSubmission.model_json_schema(
+                by_alias=True, ref_template="#/components/schemas/{model}"
+            )
+            schemas.update(body.pop("$defs", {}))
+            schemas["RunSubmission"] = body
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def create_app(
+    *,
+    projector: ProjectorStatus,
+    context: ApiContext | None = None,
+    routers: Sequence[APIRouter] = (),
+    public_routers: Sequence[APIRouter] = (),
+) -> FastAPI:
+    """The api's FastAPI app: health, and with `context` the REST API behind the token."""
+    app = FastAPI(
+        title="bench api",
+        version=VERSION,
+        description="Managed benchmark runs (see services/api/API.md).",
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+    )
+    install_error_handlers(app)
     app.state.projector_status = projector
     app.include_router(health_router)
+    for router in public_routers:
+        app.include_router(router)
+    if context is None:
+        return app
+    app.state.api_context = context
+    protected = APIRouter(dependencies=[Depends(require_token)])
+    for router in (*routers, *REST_ROUTERS, _openapi_router(app)):
+        protected.include_router(router)
+    app.include_router(protected)
+    _with_body_schemas(app)
     return app

@@ -10,6 +10,7 @@ the stream.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ import structlog
 from pydantic import ValidationError
 
 from bench_api.ports import Delivery, ProjectionStore, StreamGaps
+from bench_api.projection.changes import ChangeSet
 from bench_api.projection.fold import fold_batch
 from bench_common.envelope import Event, decode_event
 
@@ -73,6 +75,11 @@ async def _contiguous(
     return list(fresh), []
 
 
+def _decode_and_fold(accept: Sequence[Delivery]) -> tuple[list[tuple[int, Event]], ChangeSet]:
+    events = [(d.seq, e) for d in accept if (e := decode(d)) is not None]
+    return events, fold_batch(events)
+
+
 async def on_event_batch(
     deliveries: Sequence[Delivery], *, store: ProjectionStore, gaps: StreamGaps
 ) -> BatchResult:
@@ -90,10 +97,11 @@ async def on_event_batch(
         position = await tx.locked_position()
         fresh = [d for d in ordered if d.seq > position]
         accept, result.later = await _contiguous(position, fresh, gaps)
-        events = [(d.seq, e) for d in accept if (e := decode(d)) is not None]
         result.position = position
         if accept:
-            changes = fold_batch(events)
+            # Decoding and folding a burst is pure CPU (tens of ms): a worker thread keeps the
+            # event loop, which also serves the live streams, responsive meanwhile.
+            events, changes = await asyncio.to_thread(_decode_and_fold, accept)
             changes.last_seq = accept[-1].seq
             for seq, reason in changes.ignored:
                 log.warning("projection.event_ignored", seq=seq, reason=reason)

@@ -12,23 +12,49 @@ import contextlib
 import signal
 import sys
 from collections.abc import Generator
+from dataclasses import dataclass
 
+import asyncmy
+import httpx
 import nats
 import structlog
 import uvicorn
+from fastapi import FastAPI
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
 from pydantic import ValidationError
 
+from bench_api.adapters.artifact_http import HttpArtifactFetcher
+from bench_api.adapters.control import NatsAdmission, NatsArtifactLinks
 from bench_api.adapters.event_source import JetStreamGaps, ProjectorConsumer
+from bench_api.adapters.live_feeds import NatsFeeds
 from bench_api.adapters.migrations import apply_migrations
+from bench_api.adapters.model_catalogs import HttpCatalogFetcher
 from bench_api.adapters.mysql import close_pool, open_pool
 from bench_api.adapters.projection_store import MysqlProjectionStore
+from bench_api.adapters.run_events import NatsRunEvents
+from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
+from bench_api.auth import AccessPolicy
+from bench_api.context import ApiContext
+from bench_api.dashboard_settings import DashboardSettings
+from bench_api.live.hub import LiveHub, close_when
+from bench_api.model_catalog import ModelCatalog, sources_from
 from bench_api.projector import Projector
-from bench_api.settings import ApiSettings, MysqlSettings, ProjectorSettings
+from bench_api.routes import dashboard, live, model_catalog
+from bench_api.settings import (
+    ApiSettings,
+    AuthSettings,
+    MysqlSettings,
+    ProjectorSettings,
+    StorageSettings,
+)
 from bench_common.bus import ensure_streams
 from bench_common.logging import configure_logging
 
 log = structlog.get_logger("bench_api")
+GRACEFUL_SHUTDOWN_S = 3
+"""How long uvicorn waits for open requests on shutdown (SSE streams are ended at once)."""
 
 
 class _Server(uvicorn.Server):
@@ -59,12 +85,14 @@ def settings_error(exc: ValidationError, prefix: str) -> SettingsError:
         if error["type"] == "missing":
             lines.append(f"{name} is not set")
         else:
-            lines.append(f"{name}: {error['msg']}".strip(": "))
+            message = error["msg"].removeprefix("Value error, ")
+            lines.append(f"{name}: {message}".strip(": "))
     return SettingsError("; ".join(lines))
 
 
 def load_settings() -> tuple[ApiSettings, MysqlSettings, ProjectorSettings]:
-    """Every setting the service needs, or a `SettingsError` saying what is missing."""
+    """The settings of the projection side (also used by `bench projection rebuild`), or a
+    `SettingsError` saying what is missing."""
     try:
         mysql = MysqlSettings()
     except ValidationError as exc:
@@ -75,9 +103,92 @@ def load_settings() -> tuple[ApiSettings, MysqlSettings, ProjectorSettings]:
         raise settings_error(exc, "") from exc
 
 
-async def serve(api: ApiSettings, mysql: MysqlSettings, projection: ProjectorSettings) -> None:
+def load_rest_settings() -> tuple[AuthSettings, StorageSettings]:
+    """The REST API's secrets and the archive's storage, or a `SettingsError` naming every
+    missing or invalid variable."""
+    problems: list[str] = []
+    auth = storage = None
+    try:
+        auth = AuthSettings()
+    except ValidationError as exc:
+        problems.append(str(settings_error(exc, "")))
+    try:
+        storage = StorageSettings()
+    except ValidationError as exc:
+        problems.append(str(settings_error(exc, "")))
+    if auth is None or storage is None:
+        raise SettingsError("; ".join(problems))
+    return auth, storage
+
+
+def load_all_settings() -> Settings:
+    """Everything `bench api` needs; a `SettingsError` lists every problem at once."""
+    problems: list[str] = []
+    base = rest = None
+    try:
+        base = load_settings()
+    except SettingsError as exc:
+        problems.append(str(exc))
+    try:
+        rest = load_rest_settings()
+    except SettingsError as exc:
+        problems.append(str(exc))
+    if base is None or rest is None:
+        raise SettingsError("; ".join(problems))
+    return Settings(*base, *rest)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The api process's settings."""
+
+    api: ApiSettings
+    mysql: MysqlSettings
+    projector: ProjectorSettings
+    auth: AuthSettings
+    storage: StorageSettings
+
+
+def rest_context(
+    settings: Settings, *, reads: asyncmy.Pool, nc: NatsClient, http: httpx.AsyncClient
+) -> ApiContext:
+    """The REST API's collaborators over the real adapters."""
+    api = settings.api
+    return ApiContext(
+        access=AccessPolicy(
+            api_token=settings.auth.bench_api_token,
+            run_trigger_secret=settings.auth.bench_run_trigger_secret,
+            email_domains=api.email_domains,
+        ),
+        store=MysqlRunQueries(reads),
+        events=NatsRunEvents(nc.jetstream()),
+        admission=NatsAdmission(nc, timeout=api.admission_timeout_s),
+        links=NatsArtifactLinks(nc, timeout=api.archiver_timeout_s),
+        fetcher=HttpArtifactFetcher(http),
+        bucket=settings.storage.spaces_bucket,
+    )
+
+
+def install_dashboard(app: FastAPI, *, js: JetStreamContext, http: httpx.AsyncClient) -> LiveHub:
+    """Give the SSE, model-catalog and dashboard routes their adapters (see `routes/live.py`,
+    `routes/model_catalog.py`); the returned hub must be closed on shutdown."""
+    feeds = NatsFeeds(js)
+    hub = LiveHub(open_feed=feeds)
+    app.state.live = live.LiveServices(hub=hub, runs=feeds)
+    board = DashboardSettings()
+    catalog = ModelCatalog(
+        sources=sources_from(board), fetcher=HttpCatalogFetcher(http), ttl_s=board.catalog_ttl_s
+    )
+    app.state.dashboard = model_catalog.DashboardServices(settings=board, catalog=catalog)
+    return hub
+
+
+async def serve(settings: Settings) -> None:
     """Run the projector and the HTTP server until SIGINT/SIGTERM."""
+    api, mysql, projection = settings.api, settings.mysql, settings.projector
     pool = await open_pool(mysql)
+    reads = await open_pool(mysql, autocommit=True)
+    http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0))
     nc = await nats.connect(api.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=1)
     js = nc.jetstream()
     await ensure_streams(js)
@@ -90,44 +201,64 @@ async def serve(api: ApiSettings, mysql: MysqlSettings, projection: ProjectorSet
         settings=projection,
         pending=lambda: consumer.pending,
     )
-    app = create_app(projector=projector.status)
+    app = create_app(
+        projector=projector.status,
+        context=rest_context(settings, reads=reads, nc=nc, http=http),
+        routers=[live.router, model_catalog.router],
+        public_routers=[dashboard.router],
+    )
+    hub = install_dashboard(app, js=js, http=http)
     server = _Server(
-        uvicorn.Config(app, host=api.host, port=api.port, log_config=None, access_log=False)
+        uvicorn.Config(
+            app,
+            host=api.host,
+            port=api.port,
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        )
     )
     stop = asyncio.Event()
     folding = asyncio.create_task(projector.run(stop), name="projector")
+    streams = asyncio.create_task(close_when(hub, lambda: server.should_exit), name="live")
     log.info("api.started", host=api.host, port=api.port, nats=api.nats_url)
     try:
         await server.serve()
     finally:
         stop.set()
+        streams.cancel()
+        await hub.close()
         # An interrupted batch is rolled back and redelivered; nothing is acked early.
         folding.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await folding
         await consumer.close()
         await nc.close()
+        await http.aclose()
+        await close_pool(reads)
         await close_pool(pool)
         log.info("api.stopped")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`bench api`: serve the api (for now `GET /health`) and keep MySQL projected."""
+    """`bench api`: serve the REST API and keep MySQL projected."""
     parser = argparse.ArgumentParser(
         prog="bench api",
         description=(
-            "Serve the api on BENCH_API_HOST:BENCH_API_PORT (default 127.0.0.1:8080) and fold "
-            "BENCH_EVENTS (NATS_URL) into MySQL (MYSQL_HOST, MYSQL_PORT, MYSQL_USER, "
+            "Serve the REST API on BENCH_API_HOST:BENCH_API_PORT (default 127.0.0.1:8080) "
+            "and fold BENCH_EVENTS (NATS_URL) into MySQL (MYSQL_HOST, MYSQL_PORT, MYSQL_USER, "
             "MYSQL_PASSWORD, MYSQL_DATABASE, MYSQL_SSL_MODE, MYSQL_CA_CERT_PATH, "
-            "MYSQL_CONNECTION_LIMIT)."
+            "MYSQL_CONNECTION_LIMIT). Requires BENCH_API_TOKEN, BENCH_RUN_TRIGGER_SECRET and "
+            "the archive's storage (SPACES_ENDPOINT, SPACES_REGION, SPACES_BUCKET, "
+            "SPACES_ACCESS_KEY_ID, SPACES_SECRET_ACCESS_KEY); see services/api/API.md."
         ),
     )
     parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        settings = load_settings()
+        settings = load_all_settings()
     except SettingsError as exc:
         sys.stderr.write(f"bench api: {exc}\n")
         return 2
     configure_logging(json_output=True)
-    asyncio.run(serve(*settings))
+    asyncio.run(serve(settings))
     return 0

@@ -89,10 +89,93 @@ class ProjectorSettings(ServiceSettings):
 
 
 class ApiSettings(ServiceSettings):
-    """The api process: where it listens and which NATS it uses."""
+    """The api process: where it listens, which NATS it uses, and REST policy.
+
+    Attributes:
+        allowed_email_domains: `BENCH_ALLOWED_EMAIL_DOMAINS`, comma-separated domains a
+            `triggeredByEmail` must end in (default `digitalocean.com`).
+        admission_timeout_s: how long `POST /runs` waits for a scheduler to answer.
+        archiver_timeout_s: how long a download waits for the archiver's presigned URL.
+    """
 
     model_config = SettingsConfigDict(extra="ignore", frozen=True)
 
     nats_url: str = Field(default="nats://127.0.0.1:4222", validation_alias="NATS_URL")
     host: str = Field(default="127.0.0.1", validation_alias="BENCH_API_HOST")
     port: int = Field(default=8080, ge=0, le=65535, validation_alias="BENCH_API_PORT")
+    allowed_email_domains: str = Field(
+        default="digitalocean.com", validation_alias="BENCH_ALLOWED_EMAIL_DOMAINS"
+    )
+    admission_timeout_s: float = Field(
+        default=10.0, gt=0, le=120, validation_alias="BENCH_API_ADMISSION_TIMEOUT_S"
+    )
+    archiver_timeout_s: float = Field(
+        default=5.0, gt=0, le=120, validation_alias="BENCH_API_ARCHIVER_TIMEOUT_S"
+    )
+
+    @field_validator("allowed_email_domains")
+    @classmethod
+    def _some_domain(cls, value: str) -> str:
+        if not email_domains(value):
+            raise ValueError("must name at least one domain, e.g. digitalocean.com")
+        return value
+
+    @property
+    def email_domains(self) -> tuple[str, ...]:
+        """The allowed domains, lowercased, without a leading `@`."""
+        return email_domains(self.allowed_email_domains)
+
+
+def email_domains(value: str) -> tuple[str, ...]:
+    """`"a.com, @b.org"` -> `("a.com", "b.org")`."""
+    parts = (p.strip().lower().lstrip("@") for p in value.split(","))
+    return tuple(p for p in parts if p)
+
+
+class AuthSettings(ServiceSettings):
+    """The two shared secrets of the REST API (names of the original harness).
+
+    Attributes:
+        bench_api_token: `BENCH_API_TOKEN`, the bearer token every route but `/health` needs.
+        bench_run_trigger_secret: `BENCH_RUN_TRIGGER_SECRET`, the `X-Bench-Run-Secret` of
+            every call that starts or cancels work.
+    """
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    bench_api_token: SecretStr
+    bench_run_trigger_secret: SecretStr
+
+    @field_validator("bench_api_token", "bench_run_trigger_secret")
+    @classmethod
+    def _not_empty(cls, value: SecretStr) -> SecretStr:
+        if not value.get_secret_value().strip():
+            raise ValueError("is empty; set a long random value")
+        return value
+
+
+class StorageSettings(ServiceSettings):
+    """Object storage (DigitalOcean Spaces) the archive lives in, `SPACES_*` like the original.
+
+    The api never talks to storage (the archiver does); it refuses to start without these so
+    a deployment cannot serve runs whose artifacts go nowhere, and it names archived files
+    `s3://<bucket>/<key>` in `GET /results`. Field names are the variables' names, so a
+    placeholder secret is refused by its variable's name.
+    """
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    spaces_endpoint: str = Field(min_length=1)
+    spaces_region: str = Field(min_length=1)
+    spaces_bucket: str = Field(min_length=1)
+    spaces_access_key_id: SecretStr
+    spaces_secret_access_key: SecretStr
+    spaces_prefix: str = "benchmark-runs"
+    spaces_force_path_style: bool = False
+
+    @field_validator("spaces_access_key_id", "spaces_secret_access_key")
+    @classmethod
+    def _not_empty(cls, value: SecretStr) -> SecretStr:
+        if not value.get_secret_value().strip():
+            raise ValueError("is empty")
+        return value

@@ -18,8 +18,12 @@ def silence_driver_notes() -> None:
     logging.getLogger("asyncmy").setLevel(logging.ERROR)
 
 
-async def open_pool(settings: MysqlSettings) -> asyncmy.Pool:
-    """A pool that connects lazily: the service starts even while MySQL is down."""
+async def open_pool(settings: MysqlSettings, *, autocommit: bool = False) -> asyncmy.Pool:
+    """A pool that connects lazily: the service starts even while MySQL is down.
+
+    The REST queries use their own pool with `autocommit`, so every read sees the latest
+    commit instead of a snapshot left open on a pooled connection.
+    """
     silence_driver_notes()
     pool: asyncmy.Pool = await asyncmy.create_pool(
         minsize=0,
@@ -31,7 +35,7 @@ async def open_pool(settings: MysqlSettings) -> asyncmy.Pool:
         database=settings.database,
         ssl=settings.ssl_context(),
         charset="utf8mb4",
-        autocommit=False,
+        autocommit=autocommit,
         connect_timeout=CONNECT_TIMEOUT_S,
     )
     return pool

@@ -1,0 +1,160 @@
+"""Reports: one run's `/summary` (§5), `/gpqa-report` and `/tau-airline-report` (§7), and
+`GET /results` and `GET /summary` across runs.
+
+A finished run's reports are rendered once and cached (`ReportCache`); the summary reads the
+projected evaluations, the GPQA report needs prompts and responses and so reads the run's
+`SampleCompleted` events (or, once archived, the archived report).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+
+from bench_api.context import ApiContext
+from bench_api.cross_run import results_entry, summary_markdown
+from bench_api.deps import Context, KnownRun
+from bench_api.errors import ApiError
+from bench_api.rest_ports import Row
+from bench_api.routes import delivery
+from bench_api.routes.delivery import DownloadFlag, wants_download
+from bench_api.run_defaults import default_temperature
+from bench_api.run_files import config_of
+from bench_api.run_view import is_archived, is_final, iso
+from bench_common.evaluation import EvaluationRecord
+from bench_common.reports import gpqa_report, summary, tau_airline_report
+
+router = APIRouter(tags=["reports"])
+
+GPQA = "gpqa_diamond"
+TAU_AIRLINE = "tau_bench_verified_airline"
+JSON_TYPE = "application/json"
+Filter = Annotated[str | None, Query(max_length=256)]
+
+
+def _cache_key(row: Row, kind: str) -> tuple[str, str, int]:
+    return (str(row["id"]), kind, int(row.get("last_event_seq") or 0))
+
+
+async def _cached(context: ApiContext, row: Row, kind: str, build: Any) -> bytes:
+    """A finished run's rendered report from the cache, else rendered now (and kept)."""
+    key = _cache_key(row, kind)
+    body = context.reports.get(key) if is_final(row) else None
+    if body is None:
+        body = await build()
+        if is_final(row):
+            context.reports.put(key, body)
+    return body
+
+
+@router.get("/runs/{run_id}/summary", response_class=Response)
+async def run_summary(row: KnownRun, context: Context) -> Response:
+    """Scores, usage, per-epoch and per-subdomain accuracy, normalised failures."""
+    config = config_of(row)
+
+    async def build() -> bytes:
+        records = await context.store.evaluations(str(row["id"]))
+        document = summary(
+            records,
+            task=config.benchmark,
+            model=config.model,
+            epochs=config.epochs,
+            temperature=(
+                default_temperature(config.benchmark)
+                if config.inference.temperature is None
+                else config.inference.temperature
+            ),
+            created_at=iso(row.get("created_at")),
+        )
+        return json.dumps(document).encode()
+
+    return Response(await _cached(context, row, "summary", build), media_type=JSON_TYPE)
+
+
+async def _benchmark_report(
+    row: Row,
+    context: ApiContext,
+    download: str | None,
+    *,
+    benchmark: str,
+    kind: str,
+    build_report: Callable[[list[EvaluationRecord]], dict[str, Any]],
+) -> Response:
+    """A benchmark-specific report: the archived file once archived, else built from events."""
+    run_id = str(row["id"])
+    if row["benchmark"] != benchmark:
+        raise ApiError(
+            409, f"run {run_id} is a {row['benchmark']} run; the {kind} is for {benchmark}"
+        )
+    path = f"reports/{kind}.json"
+    if is_archived(row):
+        if wants_download(download):
+            return await delivery.download_url(context, run_id, path)
+        return await delivery.stream_archived(context, run_id, path, media_type=JSON_TYPE)
+
+    async def build() -> bytes:
+        records = await context.records.records(run_id, context.events)
+        if not records:
+            raise ApiError(422, f"run {run_id} has no scored evaluations to report yet", id=run_id)
+        return json.dumps(build_report(records), ensure_ascii=False).encode()
+
+    body = await _cached(context, row, kind, build)
+    if wants_download(download):
+        return delivery.attachment(body, filename=f"{kind}-{run_id}.json", media_type=JSON_TYPE)
+    return Response(body, media_type=JSON_TYPE)
+
+
+@router.get("/runs/{run_id}/gpqa-report", response_class=Response)
+async def run_gpqa_report(
+    row: KnownRun, context: Context, download: Annotated[str | None, DownloadFlag] = None
+) -> Response:
+    """Every evaluation (question, choices, answers, reasoning, latency) plus `analytics`."""
+    return await _benchmark_report(
+        row, context, download, benchmark=GPQA, kind="gpqa-report", build_report=gpqa_report
+    )
+
+
+@router.get("/runs/{run_id}/tau-airline-report", response_class=Response)
+async def run_tau_airline_report(
+    row: KnownRun, context: Context, download: Annotated[str | None, DownloadFlag] = None
+) -> Response:
+    """Every conversation with what the task expected and what the agent did, plus pass^k."""
+    return await _benchmark_report(
+        row,
+        context,
+        download,
+        benchmark=TAU_AIRLINE,
+        kind="tau-airline-report",
+        build_report=tau_airline_report,
+    )
+
+
+@router.get("/results")
+async def all_results(
+    context: Context,
+    benchmark: Filter = None,
+    model: Filter = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> dict[str, Any]:
+    """Result metadata of finished runs (newest first): task, model, accuracy, file, path."""
+    rows = await context.store.finished(
+        benchmark=benchmark or None, model=model or None, limit=limit
+    )
+    return {"results": [results_entry(r, bucket=context.bucket) for r in rows]}
+
+
+@router.get("/summary", response_class=Response)
+async def all_summary(
+    context: Context,
+    benchmark: Filter = None,
+    model: Filter = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> Response:
+    """A Markdown aggregate of finished runs: per benchmark and model, then run by run."""
+    rows = await context.store.finished(
+        benchmark=benchmark or None, model=model or None, limit=limit
+    )
+    return Response(summary_markdown(rows), media_type="text/markdown; charset=utf-8")

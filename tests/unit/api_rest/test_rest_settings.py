@@ -1,0 +1,71 @@
+"""`bench api` refuses to start without its token, run secret, MySQL and storage settings,
+naming every missing variable at once; placeholders and empty secrets are refused too."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_api.main import SettingsError, load_all_settings, main
+
+REQUIRED = {
+    "MYSQL_HOST": "db", "MYSQL_USER": "bench", "MYSQL_DATABASE": "bench",
+    "BENCH_API_TOKEN": "a-long-random-token", "BENCH_RUN_TRIGGER_SECRET": "another-secret",
+    "SPACES_ENDPOINT": "https://ams3.digitaloceanspaces.com", "SPACES_REGION": "ams3",
+    "SPACES_BUCKET": "bench", "SPACES_ACCESS_KEY_ID": "AKIA", "SPACES_SECRET_ACCESS_KEY": "s3cr3t",
+}  # fmt: skip
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name, value in REQUIRED.items():
+        monkeypatch.setenv(name, value)
+    return monkeypatch
+
+
+def test_a_complete_environment_loads(env: pytest.MonkeyPatch) -> None:
+    env.setenv("BENCH_ALLOWED_EMAIL_DOMAINS", " digitalocean.com, @Lab.Example ")
+    settings = load_all_settings()
+
+    assert settings.auth.bench_api_token.get_secret_value() == "a-long-random-token"
+    assert settings.storage.spaces_prefix == "benchmark-runs"
+    assert settings.api.email_domains == ("digitalocean.com", "lab.example")
+    assert (settings.api.host, settings.api.port) == ("127.0.0.1", 8080)
+    assert "a-long-random-token" not in repr(settings)
+
+
+def test_every_missing_variable_is_named(env: pytest.MonkeyPatch) -> None:
+    for name in ("MYSQL_HOST", "BENCH_API_TOKEN", "BENCH_RUN_TRIGGER_SECRET", "SPACES_BUCKET"):
+        env.delenv(name)
+    with pytest.raises(SettingsError) as caught:
+        load_all_settings()
+
+    message = str(caught.value)
+    for name in ("MYSQL_HOST", "BENCH_API_TOKEN", "BENCH_RUN_TRIGGER_SECRET", "SPACES_BUCKET"):
+        assert f"{name} is not set" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("BENCH_API_TOKEN", "replace-me", "BENCH_API_TOKEN holds a placeholder value"),
+        ("BENCH_RUN_TRIGGER_SECRET", "  ", "BENCH_RUN_TRIGGER_SECRET: is empty"),
+        ("SPACES_SECRET_ACCESS_KEY", "<secret>", "SPACES_SECRET_ACCESS_KEY holds a placeholder"),
+        ("BENCH_ALLOWED_EMAIL_DOMAINS", " , ", "BENCH_ALLOWED_EMAIL_DOMAINS: must name"),
+    ],
+)
+def test_placeholders_and_empty_values_are_refused(
+    env: pytest.MonkeyPatch, name: str, value: str, message: str
+) -> None:
+    env.setenv(name, value)
+    with pytest.raises(SettingsError, match=message):
+        load_all_settings()
+
+
+def test_the_process_exits_2_and_says_what_is_missing(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.delenv("SPACES_ENDPOINT")
+    env.delenv("BENCH_API_TOKEN")
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "BENCH_API_TOKEN is not set" in err and "SPACES_ENDPOINT is not set" in err

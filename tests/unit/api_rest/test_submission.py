@@ -1,0 +1,209 @@
+"""`POST /runs` bodies: validation (§6.3), per-benchmark defaults for all eight ids, the
+admission request, and error messages that never quote a credential."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench_api.errors import ApiError
+from bench_api.run_defaults import DEFAULTS, RUNNABLE, admission_request, run_config
+from bench_api.submission import parse_submission
+from bench_common.run_config import BENCHMARK_IDS
+
+KEY = "sk-canary-submission-4f9a"
+DOMAINS = ("digitalocean.com",)
+
+
+def body(**overrides: Any) -> dict[str, Any]:
+    """A valid submission (GPQA on DigitalOcean inference), overridable key by key."""
+    data: dict[str, Any] = {
+        "triggeredByEmail": "Someone@DigitalOcean.com",
+        "inference": {
+            "baseUrl": "https://inference.do-ai.run/v1/",
+            "apiKey": KEY,
+            "model": "openai-gpt-5.4",
+        },
+    }
+    data.update(overrides)
+    return data
+
+
+def parse(data: dict[str, Any]) -> Any:
+    return parse_submission(json.dumps(data).encode())
+
+
+def refusal(data: dict[str, Any]) -> ApiError:
+    with pytest.raises(ApiError) as caught:
+        admission_request(parse(data), run_id="r1", email_domains=DOMAINS)
+    assert caught.value.status == 400
+    assert KEY not in caught.value.error
+    return caught.value
+
+
+def test_a_minimal_gpqa_submission_gets_the_original_defaults() -> None:
+    asked = admission_request(parse(body()), run_id="r1", email_domains=DOMAINS)
+
+    config = asked.config
+    assert (config.benchmark, config.epochs, config.concurrency) == ("gpqa_diamond", 3, 3)
+    assert config.base_url == "https://inference.do-ai.run/v1"
+    assert config.inference.temperature == 1.0
+    assert config.inference.reasoning_effort == "high"
+    assert config.inference.completion_timeout_ms == 3_600_000
+    assert config.inference.max_retries == 6
+    assert asked.triggered_by_email == "someone@digitalocean.com"
+    assert asked.credentials["api_key"].get_secret_value() == KEY
+    assert KEY not in config.model_dump_json()
+
+
+@pytest.mark.parametrize("benchmark", BENCHMARK_IDS)
+def test_every_managed_benchmark_has_defaults(benchmark: str) -> None:
+    config = run_config(parse(body(benchmark=benchmark)))
+    expected = DEFAULTS[benchmark]
+
+    assert (config.epochs, config.concurrency) == (expected.epochs, expected.concurrency)
+    assert config.inference.temperature == (1.0 if benchmark == "gpqa_diamond" else 0.0)
+    assert (config.epochs, config.concurrency) == ((3, 3) if not expected.sandbox else (1, 1))
+
+
+@pytest.mark.parametrize("benchmark", sorted(set(BENCHMARK_IDS) - RUNNABLE))
+def test_benchmarks_not_runnable_yet_are_refused_after_validation(benchmark: str) -> None:
+    error = refusal(body(benchmark=benchmark))
+    assert f"benchmark {benchmark} is not available yet" in error.error
+    assert "gpqa_diamond" in error.error
+
+
+def test_sandbox_benchmarks_take_at_most_six_concurrent_evaluations() -> None:
+    error = refusal(body(benchmark="deep_swe", execution={"concurrency": 7}))
+    assert "at most 6" in error.error
+
+
+def test_explicit_values_win_over_defaults() -> None:
+    data = body(
+        execution={"epochs": 1, "concurrency": 16, "limit": 5, "maxRetries": 0, "unordered": True},
+    )
+    data["inference"] |= {"temperature": 0.2, "reasoningEffort": "low", "providerOnly": ["do"]}
+    config = run_config(parse(data))
+
+    assert (config.epochs, config.concurrency, config.limit, config.unordered) == (1, 16, 5, True)
+    assert config.inference.temperature == 0.2
+    assert config.inference.reasoning_effort == "low"
+    assert config.inference.max_retries == 0
+    assert config.inference.provider_only == ("do",)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"execution": {"limit": 5, "end": 9}}, "execution: give either limit or end, not both"),
+        ({"execution": {"start": 9, "end": 9}}, "end (9) must be greater than start (9)"),
+        ({"execution": {"epochs": 21}}, "execution.epochs: Input should be less than or equal"),
+        ({"execution": {"concurrency": 0}}, "execution.concurrency: Input should be greater"),
+        ({"benchmark": "mmlu_pro"}, "benchmark: Input should be"),
+        ({"inference": None}, "inference: Input should be an object"),
+        ({"triggeredByEmail": "nobody"}, "triggeredByEmail: must be an e-mail address"),
+        ({"colour": "blue"}, "colour is not a known field"),
+        ({"logLevel": "verbose"}, "logLevel"),
+    ],
+)
+def test_invalid_fields_are_named(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ApiError) as caught:
+        parse(body(**change))
+    assert caught.value.status == 400
+    assert message in caught.value.error
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("model", "bad model!", "inference.model: String should match pattern"),
+        ("baseUrl", "ftp://host/v1", "inference.baseUrl: must be an http(s) URL"),
+        ("temperature", 2.5, "inference.temperature"),
+        ("costQualityTradeoff", 11, "inference.costQualityTradeoff"),
+        ("providerOnly", [], "inference.providerOnly"),
+        ("apiKey", "", "inference.apiKey"),
+        ("temprature", 1, "inference.temprature is not a known field"),
+    ],
+)
+def test_invalid_inference_fields_are_named(field: str, value: Any, message: str) -> None:
+    data = body()
+    data["inference"][field] = value
+    with pytest.raises(ApiError) as caught:
+        parse(data)
+    assert message in caught.value.error
+
+
+def test_missing_required_fields_are_named() -> None:
+    with pytest.raises(ApiError, match="triggeredByEmail is required"):
+        parse({"inference": body()["inference"]})
+    with pytest.raises(ApiError, match=r"inference\.apiKey is required"):
+        parse(body(inference={"baseUrl": "https://x.example/v1", "model": "m"}))
+
+
+@pytest.mark.parametrize("raw", [b"", b"   ", b"[1, 2]", b"{not json", b'"text"', b"null"])
+def test_a_body_that_is_not_a_json_object_is_refused(raw: bytes) -> None:
+    with pytest.raises(ApiError, match="must be a JSON object"):
+        parse_submission(raw)
+
+
+def test_the_email_must_be_in_an_allowed_domain() -> None:
+    error = refusal(body(triggeredByEmail="someone@example.com"))
+    assert error.error == "triggeredByEmail must be an address ending in @digitalocean.com"
+    asked = admission_request(
+        parse(body(triggeredByEmail="a@lab.example")),
+        run_id="r1",
+        email_domains=("digitalocean.com", "lab.example"),
+    )
+    assert asked.triggered_by_email == "a@lab.example"
+
+
+def test_tau_borrows_the_candidate_key_on_digitalocean_inference() -> None:
+    asked = admission_request(
+        parse(body(benchmark="tau_bench_verified_airline")), run_id="r1", email_domains=DOMAINS
+    )
+    assert asked.credentials["simulator_api_key"].get_secret_value() == KEY
+    assert asked.config.inference.temperature == 0.0
+
+
+def test_tau_elsewhere_needs_a_simulator_key() -> None:
+    data = body(benchmark="tau_bench_verified_airline")
+    data["inference"]["baseUrl"] = "https://openrouter.ai/api/v1"
+    assert "simulatorApiKey is required" in refusal(data).error
+
+    data["simulatorApiKey"] = "sk-simulator"
+    asked = admission_request(parse(data), run_id="r1", email_domains=DOMAINS)
+    assert asked.credentials["simulator_api_key"].get_secret_value() == "sk-simulator"
+
+
+def test_options_of_other_benchmarks_are_refused_and_blank_ones_ignored() -> None:
+    assert "judgeModel is only used by" in refusal(body(judgeModel="m")).error
+    assert "simulatorApiKey is only used by" in refusal(body(simulatorApiKey="k")).error
+    assert "judgeApiKey is only used by" in refusal(body(judgeApiKey="k")).error
+    blank = body(judgeModel="", simulatorApiKey="", logLevel="")
+    asked = admission_request(parse(blank), run_id="r1", email_domains=DOMAINS)
+    assert set(asked.credentials) == {"api_key"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["baseUrl", "model", "temperature", "maxTokens", "sort", "providerOnly"]),
+        st.one_of(st.text(max_size=20), st.integers(), st.floats(), st.none(), st.booleans()),
+    )
+)
+def test_no_error_message_quotes_the_key(inference: dict[str, Any]) -> None:
+    data = body()
+    data["inference"] |= inference
+    error: ApiError | None = None
+    try:
+        admission_request(parse(data), run_id="r1", email_domains=DOMAINS)
+    except ApiError as exc:
+        error = exc
+    if error is not None:
+        assert error.status == 400
+        assert KEY not in error.error
+        assert error.error

@@ -3,6 +3,7 @@ when tampered with."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from pathlib import Path
@@ -11,6 +12,7 @@ import httpx
 import nats
 import pytest
 from nats.aio.client import Client
+from nats.errors import NoRespondersError
 
 from bench_common.commands import ArtifactUrlReply, ArtifactUrlRequest
 from bench_common.envelope import SUBJECT_ARTIFACT_URL
@@ -29,9 +31,16 @@ pytestmark = pytest.mark.integration
 
 
 async def _ask(nc: Client, run_id: str, path: str) -> ArtifactUrlReply:
-    request = ArtifactUrlRequest(run_id=run_id, path=path)
-    reply = await nc.request(SUBJECT_ARTIFACT_URL, request.model_dump_json().encode(), timeout=10)
-    return ArtifactUrlReply.model_validate_json(reply.data)
+    request = ArtifactUrlRequest(run_id=run_id, path=path).model_dump_json().encode()
+    # The archiver subscribes after it starts; on a loaded machine the first question can
+    # arrive before anyone listens (no responders), so ask again for a little while.
+    for _ in range(100):
+        try:
+            reply = await nc.request(SUBJECT_ARTIFACT_URL, request, timeout=10)
+            return ArtifactUrlReply.model_validate_json(reply.data)
+        except NoRespondersError:
+            await asyncio.sleep(0.1)
+    raise AssertionError("the archiver never answered artifact URL requests")
 
 
 async def test_presigned_urls(

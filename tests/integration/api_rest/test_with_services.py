@@ -27,8 +27,9 @@ from bench_common.bus import KEYS_BUCKET, last_event
 from bench_common.envelope import STREAM_EVENTS, STREAM_LIVE, STREAM_WORK
 from bench_common.events import RunFinished, RunRequested
 from tests.integration.api_rest.support import AUTH, AUTH_AND_SECRET, served_api
+from tests.support.processes import ServiceProcess
 from tests.support.services import NatsServer
-from tests.support.stack import API_EXTRA_ENV, API_KEY, ManagedStack, ServiceProcess
+from tests.support.stack import API_EXTRA_ENV, API_KEY, ManagedStack
 
 pytestmark = pytest.mark.integration
 CANARY = "sk-canary-scheduler-5d0e93b1"

@@ -22,7 +22,7 @@ from nats.js.errors import NotFoundError
 from bench_api.live.cursor import Cursor
 from bench_api.live.fanout import MAX_LOG_BYTES, Topic
 from bench_api.live.frames import Frame, control
-from bench_api.live.hub import Feed
+from bench_api.live.hub import ALL_RUNS, Feed
 from bench_api.live.tally import HistoryLoader, TallyBook
 from bench_api.live.wire import run_frame
 from bench_common.envelope import (
@@ -35,52 +35,87 @@ from bench_common.envelope import (
 )
 from bench_common.events import RunRequested
 
-ALL_RUNS = ("runs",)
-"""Hub key of the all-runs topic; a run's topic is `("run", <run id>)`."""
 READ_TIMEOUT_S = 5.0
+BATCH = 1000
+"""At most this many messages are turned into frames before the clients are woken."""
 
 
-def run_key(run_id: str) -> tuple[str, str]:
-    """Hub key of one run's topic."""
-    return ("run", run_id)
+class OrderedReader:
+    """An ordered push consumer read through a callback into a queue of our own.
 
+    Why not `next_msg`: nats-py answers the server's flow-control requests of a subscription
+    without a callback from a task that polls every 250 ms, so a burst of messages (64
+    evaluations finishing at once) stalls the consumer for up to a quarter of a second. With
+    a callback it answers at once. The queue is unbounded: a topic's feed drains it as fast
+    as messages come, and a bounded read holds one run's history at most.
+    """
 
-async def _ordered(
-    js: JetStreamContext, stream: str, subject: str, start: int
-) -> JetStreamContext.PushSubscription:
-    """An ordered push consumer on `subject` delivering from sequence `start` (1 = all)."""
-    config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start)
-    if start <= 1:
-        config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
-    return await js.subscribe(subject, stream=stream, ordered_consumer=True, config=config)
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[Msg] = asyncio.Queue()
+        self._sub: JetStreamContext.PushSubscription | None = None
 
+    async def open(self, js: JetStreamContext, stream: str, subject: str, start: int) -> None:
+        """Deliver `subject` of `stream` from sequence `start` (1 = everything)."""
+        config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start)
+        if start <= 1:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+        self._sub = await js.subscribe(
+            subject, stream=stream, ordered_consumer=True, config=config, cb=self._on_message
+        )
 
-async def _empty(sub: JetStreamContext.PushSubscription) -> bool:
-    """True when the consumer matched no message at all so far. (`num_pending` alone is not
-    enough: a push consumer may already have sent every match to this client.)"""
-    info = await sub.consumer_info()
-    delivered = info.delivered.consumer_seq if info.delivered is not None else 0
-    return not (info.num_pending or 0) and not (delivered or 0)
+    async def _on_message(self, msg: Msg) -> None:
+        self._queue.put_nowait(msg)
+
+    async def next(self, timeout: float) -> Msg:
+        """The next message (raises TimeoutError after `timeout` seconds without one)."""
+        if not self._queue.empty():
+            return self._queue.get_nowait()  # a burst: no timer, no task per message
+        return await asyncio.wait_for(self._queue.get(), timeout)
+
+    async def batch(self, timeout: float, limit: int = BATCH) -> list[Msg]:
+        """The next message and whatever else has arrived (up to `limit`); [] on timeout."""
+        try:
+            found = [await self.next(timeout)]
+        except TimeoutError:
+            return []
+        while len(found) < limit and not self._queue.empty():
+            found.append(self._queue.get_nowait())
+        return found
+
+    async def empty(self) -> bool:
+        """True when the consumer matched no message at all so far (`num_pending` alone is
+        not enough: the server may already have sent every match)."""
+        assert self._sub is not None
+        info = await self._sub.consumer_info()
+        delivered = info.delivered.consumer_seq if info.delivered is not None else 0
+        return not (info.num_pending or 0) and not (delivered or 0) and self._queue.empty()
+
+    async def close(self) -> None:
+        """Delete the consumer."""
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+            self._sub = None
 
 
 async def read_range(
     js: JetStreamContext, stream: str, subject: str, after: int, upto: int | None
 ) -> AsyncIterator[Msg]:
     """Messages of `subject` in `stream` with `after < seq <= upto` (None: up to the end now)."""
-    sub = await _ordered(js, stream, subject, after + 1)
+    reader = OrderedReader()
+    await reader.open(js, stream, subject, after + 1)
     try:
-        if await _empty(sub):
+        if await reader.empty():
             return
         while True:
-            msg = await sub.next_msg(timeout=READ_TIMEOUT_S)
+            msg = await reader.next(READ_TIMEOUT_S)
             if upto is not None and msg.metadata.sequence.stream > upto:
                 return
             yield msg
             if msg.metadata.num_pending == 0:
                 return
     finally:
-        with contextlib.suppress(Exception):
-            await sub.unsubscribe()
+        await reader.close()
 
 
 def history_loader(js: JetStreamContext) -> HistoryLoader:
@@ -103,24 +138,22 @@ class AllRunsFeed:
 
     async def run(self, topic: Topic) -> None:
         """Fold BENCH_EVENTS from `start` into the topic until cancelled."""
-        subject = stream_subjects(STREAM_EVENTS)[0]
-        sub = await _ordered(self._js, STREAM_EVENTS, subject, self._start)
+        reader = OrderedReader()
+        await reader.open(self._js, STREAM_EVENTS, stream_subjects(STREAM_EVENTS)[0], self._start)
         topic.mark_caught_up()
         try:
             while True:
-                try:
-                    msg = await sub.next_msg(timeout=60)
-                except TimeoutError:
-                    continue
-                seq = msg.metadata.sequence.stream
-                item = await self.book.fold(seq, msg.subject, msg.data)
-                if item is None:
-                    topic.advance(STREAM_EVENTS, seq)
-                else:
-                    topic.publish(item)
+                frames: list[Frame] = []
+                msgs = await reader.batch(60)
+                for msg in msgs:
+                    item = await self.book.fold(msg.metadata.sequence.stream, msg.subject, msg.data)
+                    if item is not None:
+                        frames.append(item)
+                topic.publish_many(frames)
+                if msgs:  # messages that changed nothing still move the position
+                    topic.advance(STREAM_EVENTS, msgs[-1].metadata.sequence.stream)
         finally:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
+            await reader.close()
 
     async def replay(self, stream: str, after: int, upto: int) -> AsyncIterator[Frame]:
         """The frames of `after < seq <= upto`, folded by a tally book of their own."""
@@ -145,22 +178,20 @@ class RunFeed:
         }
 
     async def _follow(self, topic: Topic, stream: str, caught_up: asyncio.Event) -> None:
-        sub = await _ordered(self._js, stream, self._subjects[stream], 1)
+        reader = OrderedReader()
+        await reader.open(self._js, stream, self._subjects[stream], 1)
         try:
-            if await _empty(sub):
+            if await reader.empty():
                 caught_up.set()
             while True:
-                try:
-                    msg = await sub.next_msg(timeout=60)
-                except TimeoutError:
-                    continue
-                seq = msg.metadata.sequence.stream
-                topic.publish(run_frame(stream, seq, msg.subject, msg.data))
-                if msg.metadata.num_pending == 0:
+                msgs = await reader.batch(60)
+                topic.publish_many(
+                    [run_frame(stream, m.metadata.sequence.stream, m.subject, m.data) for m in msgs]
+                )
+                if any(m.metadata.num_pending == 0 for m in msgs):
                     caught_up.set()
         finally:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
+            await reader.close()
 
     async def run(self, topic: Topic) -> None:
         """Follow both streams from their start until cancelled; `ready` once both caught up."""

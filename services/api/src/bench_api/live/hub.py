@@ -21,6 +21,13 @@ from bench_api.live.frames import Frame
 log = structlog.get_logger("bench_api.live")
 
 IDLE_CLOSE_S = 30.0
+ALL_RUNS: Hashable = ("runs",)
+"""Key of the all-runs topic."""
+
+
+def run_key(run_id: str) -> Hashable:
+    """Key of one run's topic."""
+    return ("run", run_id)
 
 
 class Feed(Protocol):

@@ -12,7 +12,7 @@ from bench_api.live.frames import KEEPALIVE, PREAMBLE, Frame
 from bench_api.live.hub import LiveHub
 
 KEEPALIVE_S = 15.0
-WRITE_INTERVAL_S = 0.1
+WRITE_INTERVAL_S = 0.05
 CHUNK_BYTES = 256 * 1024
 REPLAY_BATCH = 500
 

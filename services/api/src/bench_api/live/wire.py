@@ -9,6 +9,7 @@ sanitised them: no `Authorization`, bounded bodies).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -31,10 +32,16 @@ SAMPLE_FIELDS = (
 EXPLANATION_LIMIT = 2000
 
 
+@functools.lru_cache(maxsize=4096)
+def _key(name: str) -> str:
+    # pydantic's to_camel runs regular expressions: worth remembering, keys repeat endlessly.
+    return to_camel(name)
+
+
 def camel(value: Any) -> Any:
     """snake_case keys -> camelCase, recursively, except inside `VERBATIM` values."""
     if isinstance(value, dict):
-        return {to_camel(k): (v if k in VERBATIM else camel(v)) for k, v in value.items()}
+        return {_key(k): (v if k in VERBATIM else camel(v)) for k, v in value.items()}
     if isinstance(value, list):
         return [camel(v) for v in value]
     return value

@@ -20,10 +20,9 @@ from fastapi.responses import StreamingResponse
 from bench_api.deps import RunId, require_token
 from bench_api.errors import ApiError, not_found
 from bench_api.live.cursor import Cursor, CursorError, decode_cursor
-from bench_api.live.hub import LiveHub
+from bench_api.live.hub import ALL_RUNS, LiveHub, run_key
 from bench_api.live.session import stream_topic
 
-ALL_RUNS = ("runs",)
 SSE_HEADERS = {"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"}
 STREAM_DOC: dict[int | str, dict[str, Any]] = {
     200: {"content": {"text/event-stream": {}}, "description": "An SSE stream"}
@@ -92,7 +91,7 @@ async def run_events(
     assert cursor is not None
     if not await live.runs.run_exists(run_id):
         raise not_found(run_id)
-    return _response(stream_topic(live.hub, ("run", run_id), cursor))
+    return _response(stream_topic(live.hub, run_key(run_id), cursor))
 
 
 def _response(body: AsyncIterator[bytes]) -> StreamingResponse:

@@ -218,9 +218,9 @@ export function rowActions(run, actions, open) {
 }
 
 function withoutNulls(snapshot) {
-  // Keep REST-only fields the stream does not carry; the stream's nulls are real values
-  // for these fields, so only undefined is dropped.
-  return Object.fromEntries(Object.entries(snapshot).filter(([, v]) => v !== undefined));
+  // The stream's nulls are real values (no quality yet, no failure), except an unknown status
+  // (a run whose request the stream has not seen), which must not blank the REST value.
+  return Object.fromEntries(Object.entries(snapshot).filter(([k, v]) => v !== undefined && !(k === "status" && v === null)));
 }
 
 export async function copyLink(runId) {

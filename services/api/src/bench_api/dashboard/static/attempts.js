@@ -81,6 +81,7 @@ export class AttemptBook {
     const needle = sample.trim().toLowerCase();
     return this.all()
       .filter((a) => {
+        if (filter === "none") return false;
         if (filter === "pending" && a.completed) return false;
         if (filter === "completed" && !a.completed) return false;
         if (filter === "errors" && !(a.completed && !a.completed.ok)) return false;
@@ -89,10 +90,13 @@ export class AttemptBook {
       .sort((x, y) => y.startedAt - x.startedAt || (y.requestId < x.requestId ? -1 : 1));
   }
 
-  stats(now = Date.now()) {
+  // `ended`: the run is over, so attempts without a completion were abandoned (a cancel
+  // stops in-flight requests without recording them), not pending.
+  stats(now = Date.now(), ended = false) {
     const attempts = this.all();
     const done = attempts.filter((a) => a.completed);
-    const pending = attempts.length - done.length;
+    const open = attempts.length - done.length;
+    const pending = ended ? 0 : open;
     const durations = done.map((a) => a.completed.durationMs).filter((v) => typeof v === "number").sort((a, b) => a - b);
     const ttfo = done.map((a) => a.completed.timeToFirstOutputMs).filter((v) => typeof v === "number").sort((a, b) => a - b);
     const ok = done.filter((a) => a.completed.ok).length;
@@ -109,12 +113,14 @@ export class AttemptBook {
     const ends = done.map((a) => Date.parse(a.completed.finishedAt)).filter(Number.isFinite);
     const windowStart = starts.length ? Math.min(...starts) : null;
     const windowEnd = pending ? now : ends.length ? Math.max(...ends) : now;
+    const abandoned = ended ? open : 0;
     const windowMs = windowStart === null ? 0 : Math.max(1, windowEnd - windowStart);
     const outputTokens = done.reduce((sum, a) => sum + (a.completed.usage?.outputTokens || 0), 0);
     return {
       attempts: attempts.length,
       completed: done.length,
       pending,
+      abandoned,
       ok,
       failed,
       latency: {
@@ -124,7 +130,7 @@ export class AttemptBook {
       },
       ttfoP50: quantile(ttfo, 0.5),
       inFlight: pending,
-      peakInFlight: peakInFlight(attempts, now),
+      peakInFlight: peakInFlight(ended ? done : attempts, now),
       throughputPerMin: windowMs ? (done.length / windowMs) * 60_000 : null,
       tokensPerSecond: windowMs && outputTokens ? outputTokens / (windowMs / 1000) : null,
       successRate: done.length ? ok / done.length : null,

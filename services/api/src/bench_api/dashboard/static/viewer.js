@@ -30,7 +30,7 @@ export class RunDetail {
     this.stream = null;
     this.render = throttle(() => this.draw(), 250);
     setInterval(() => {
-      if (this.run && (ACTIVE.has(this.run.status) || this.book.stats().pending)) this.render();
+      if (this.run && ACTIVE.has(this.run.status)) this.render();
     }, 1000);
   }
 
@@ -81,6 +81,7 @@ export class RunDetail {
     const snapshot = Object.fromEntries(Object.entries(frame.run).filter(([k, v]) => v !== undefined && !(k === "status" && v === null)));
     Object.assign(this.run, snapshot, { _seq: frame.seq });
     this.drawHeader();
+    this.render(); // a final status turns open attempts into abandoned ones
     this.maybeLoadAnalytics();
   }
 
@@ -217,7 +218,7 @@ export class RunDetail {
       if (progress) clear(progress).append(progressBlock(this.run));
     }
     this.drawCards();
-    const rows = this.book.list(this.filter, this.sample);
+    const rows = this.book.list(this.filter === "pending" && this.ended() ? "none" : this.filter, this.sample);
     const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
     this.page = Math.min(Math.max(1, this.page), pages);
     $("req-prev").disabled = this.page <= 1;
@@ -245,15 +246,22 @@ export class RunDetail {
     }
   }
 
+  ended() {
+    return Boolean(this.run && FINAL.has(this.run.status));
+  }
+
   attemptRow(a) {
     const done = a.completed;
-    const pending = !done;
+    const abandoned = !done && this.ended();
+    const pending = !done && !abandoned;
     const open = this.expanded.has(a.requestId);
-    const elapsed = done ? done.durationMs : Math.max(a.elapsedMs, Date.now() - a.startedAt);
-    const status = pending
-      ? h("span", {}, h("span", { class: "spinner", "aria-hidden": "true" }), " pending")
-      : done.ok ? String(done.status ?? "ok") : `${done.status ?? "error"} ${done.errorClass || ""}`.trim();
-    return h("tr", { class: pending ? "pending" : done.ok ? "ok" : "failed", dataset: { requestId: a.requestId } },
+    const elapsed = done ? done.durationMs : abandoned ? null : Math.max(a.elapsedMs, Date.now() - a.startedAt);
+    let status;
+    if (pending) status = h("span", {}, h("span", { class: "spinner", "aria-hidden": "true" }), " pending");
+    else if (abandoned) status = "abandoned (the run ended)";
+    else status = done.ok ? String(done.status ?? "ok") : `${done.status ?? "error"} ${done.errorClass || ""}`.trim();
+    const rowClass = pending ? "pending" : abandoned ? "abandoned" : done.ok ? "ok" : "failed";
+    return h("tr", { class: rowClass, dataset: { requestId: a.requestId } },
       h("td", {}, h("button", { type: "button", class: "small", "aria-expanded": open ? "true" : "false", "aria-controls": `detail-${a.requestId}`,
         dataset: { requestId: a.requestId }, "aria-label": `${open ? "Hide" : "Show"} attempt ${a.attempt} of ${a.sampleId ?? "call"} epoch ${a.epoch ?? ""}`,
         text: open ? "Hide" : "Show", onclick: () => this.toggle(a.requestId) })),
@@ -302,7 +310,7 @@ export class RunDetail {
   }
 
   drawCards() {
-    const s = this.book.stats();
+    const s = this.book.stats(Date.now(), this.ended());
     const card = (label, value, sub) => h("div", { class: "card" }, h("span", { class: "card-label", text: label }), h("span", { class: "card-value", text: value }), sub ? h("span", { class: "card-sub", text: sub }) : null);
     clear($("latency-cards")).append(
       card("Latency p50", fmt.ms(s.latency.p50), `p75 ${fmt.ms(s.latency.p75)}`),
@@ -314,7 +322,7 @@ export class RunDetail {
     );
     const statuses = Object.entries(s.statuses).map(([k, v]) => `${k}: ${v}`).join(", ");
     clear($("reliability-cards")).append(
-      card("Attempts", fmt.num(s.attempts), `${fmt.num(s.completed)} done · ${fmt.num(s.pending)} pending`),
+      card("Attempts", fmt.num(s.attempts), `${fmt.num(s.completed)} done · ${s.abandoned ? `${fmt.num(s.abandoned)} abandoned` : `${fmt.num(s.pending)} pending`}`),
       card("Success rate", fmt.pct(s.successRate), `${fmt.num(s.ok)} ok`),
       card("Error rate", fmt.pct(s.errorRate), `${fmt.num(s.failed)} failed`),
       card("Retry rate", fmt.pct(s.retryRate), `post-processing failures ${fmt.num(s.postProcessing)}`),

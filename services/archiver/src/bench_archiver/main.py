@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 import traceback
 
@@ -35,6 +34,7 @@ from bench_archiver.settings import ArchiverSettings, settings_problem
 from bench_archiver.uploading import UploadPolicy
 from bench_common.bus import ensure_streams
 from bench_common.envelope import SUBJECT_ARTIFACT_URL
+from bench_common.lifecycle import stop_on_signals
 from bench_common.logging import configure_logging
 
 log = structlog.get_logger("bench_archiver")
@@ -142,11 +142,7 @@ async def serve(
 
 
 async def _run(settings: ArchiverSettings) -> int:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+    stop = stop_on_signals()
     try:
         await serve(settings, stop=stop)
     except Exception as exc:

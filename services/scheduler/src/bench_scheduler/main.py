@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 import traceback
 
@@ -18,6 +17,7 @@ from faststream.nats import NatsBroker
 from pydantic import ValidationError
 
 from bench_common.bus import ensure_streams
+from bench_common.lifecycle import stop_on_signals
 from bench_common.logging import configure_logging
 from bench_scheduler.adapters.event_feed import follow_events
 from bench_scheduler.adapters.jetstream import JetStreamEventLog, KvKeyStore, queued_work_ids
@@ -91,11 +91,7 @@ async def serve(settings: SchedulerSettings, *, stop: asyncio.Event) -> None:
 
 
 async def _run(settings: SchedulerSettings) -> int:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+    stop = stop_on_signals()
     try:
         await serve(settings, stop=stop)
     except Exception as exc:

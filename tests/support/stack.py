@@ -126,6 +126,7 @@ class ManagedStack:
         fake_tokens: int = 16,
         with_api: bool = True,
         runner_env: Mapping[str, str] = RUNNER_TEST_ENV,
+        api_env: Mapping[str, str] | None = None,
     ) -> None:
         self.workdir = workdir
         self.runner_count = runners
@@ -134,6 +135,7 @@ class ManagedStack:
         self.fake_tokens = fake_tokens
         self.with_api = with_api
         self.runner_env = dict(runner_env)
+        self.api_env = dict(api_env or {})
         self.services: dict[str, ServiceProcess] = {}
         self.nats: NatsServer | None = None
         self.proxy: TcpProxy | None = None
@@ -223,7 +225,7 @@ class ManagedStack:
                 "MYSQL_USER": base_db.user, "MYSQL_PASSWORD": base_db.password,
                 "MYSQL_DATABASE": self.database, "MYSQL_SSL_MODE": "disabled",
                 "BENCH_API_HOST": "127.0.0.1", "BENCH_API_PORT": str(self.api_port),
-            }  # fmt: skip
+            } | self.api_env  # fmt: skip
             self._add("api", [py, "-m", "bench_api"], env, "projection.ready")
 
     def _add(self, name: str, argv: list[str], env: dict[str, str], marker: str) -> None:
@@ -274,6 +276,16 @@ class ManagedStack:
         await self.proxy.start()
 
     # -- runs ------------------------------------------------------------------------------
+
+    @property
+    def model_url(self) -> str:
+        """Base URL of the stack's fake model (it answers GPQA and TAU airline prompts)."""
+        return f"http://127.0.0.1:{self.model_port}/v1"
+
+    @property
+    def api_url(self) -> str:
+        """Base URL of the stack's api."""
+        return f"http://127.0.0.1:{self.api_port}"
 
     @property
     def js(self) -> JetStreamContext:

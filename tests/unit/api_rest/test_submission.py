@@ -9,9 +9,16 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import SecretStr
 
 from bench_api.errors import ApiError
-from bench_api.run_defaults import DEFAULTS, RUNNABLE, admission_request, run_config
+from bench_api.run_defaults import (
+    DEFAULTS,
+    RUNNABLE,
+    SimulatorEndpoint,
+    admission_request,
+    run_config,
+)
 from bench_api.submission import parse_submission
 from bench_common.run_config import BENCHMARK_IDS
 
@@ -177,6 +184,42 @@ def test_tau_elsewhere_needs_a_simulator_key() -> None:
     data["simulatorApiKey"] = "sk-simulator"
     asked = admission_request(parse(data), run_id="r1", email_domains=DOMAINS)
     assert asked.credentials["simulator_api_key"].get_secret_value() == "sk-simulator"
+
+
+def test_tau_runs_record_the_deployments_simulator_and_may_use_its_key() -> None:
+    own = SimulatorEndpoint(
+        base_url="http://sim.internal:9000/v1", model="local/customer", api_key=SecretStr("sk-dep")
+    )
+    data = body(benchmark="tau_bench_verified_airline")
+    data["inference"]["baseUrl"] = "https://openrouter.ai/api/v1"
+    asked = admission_request(parse(data), run_id="r1", email_domains=DOMAINS, simulator=own)
+    assert asked.config.benchmark_options == {
+        "userBaseUrl": "http://sim.internal:9000/v1",
+        "userModel": "local/customer",
+    }
+    assert asked.credentials["simulator_api_key"].get_secret_value() == "sk-dep"
+    # the request's own key wins over the deployment's
+    data["simulatorApiKey"] = "sk-request"
+    asked = admission_request(parse(data), run_id="r1", email_domains=DOMAINS, simulator=own)
+    assert asked.credentials["simulator_api_key"].get_secret_value() == "sk-request"
+
+
+def test_a_candidate_on_the_simulators_host_lends_its_key() -> None:
+    own = SimulatorEndpoint(base_url="http://sim.internal:9000/v1", model="local/customer")
+    data = body(benchmark="tau_bench_verified_airline")
+    data["inference"]["baseUrl"] = "http://sim.internal:9000/v1"
+    asked = admission_request(parse(data), run_id="r1", email_domains=DOMAINS, simulator=own)
+    assert asked.credentials["simulator_api_key"].get_secret_value() == KEY
+    # DigitalOcean inference is no longer special once the simulator is elsewhere
+    data["inference"]["baseUrl"] = "https://inference.do-ai.run/v1"
+    with pytest.raises(ApiError, match="local/customer"):
+        admission_request(parse(data), run_id="r1", email_domains=DOMAINS, simulator=own)
+
+
+def test_gpqa_runs_carry_no_simulator_options() -> None:
+    asked = admission_request(parse(body()), run_id="r1", email_domains=DOMAINS)
+    assert asked.config.benchmark_options == {}
+    assert set(asked.credentials) == {"api_key"}
 
 
 def test_options_of_other_benchmarks_are_refused_and_blank_ones_ignored() -> None:

@@ -107,8 +107,7 @@ def aggregate(records: Iterable[EvaluationRecord]) -> RunMetrics:
         scored = by_question.setdefault(record.sample_id, [])
         per_epoch[record.epoch].append(record)
         usage = usage + record.usage
-        for name, aux in _auxiliary_usage(record).items():
-            auxiliary[name] = auxiliary.get(name, Usage()) + aux
+        add_auxiliary_usage(auxiliary, record)
         if record.target and record.sample_id not in seen_targets:
             seen_targets.add(record.sample_id)
             targets[record.target] += 1
@@ -158,9 +157,12 @@ def _epoch_result(epoch: int, records: list[EvaluationRecord]) -> EpochResult:
     )
 
 
-def _auxiliary_usage(record: EvaluationRecord) -> dict[str, Usage]:
-    """Usage of models other than the candidate (e.g. TAU's simulated customer)."""
+def add_auxiliary_usage(totals: dict[str, Usage], record: EvaluationRecord) -> None:
+    """Add the record's usage of models other than the candidate (e.g. TAU's simulated
+    customer, `metadata.auxiliary_usage.<role>`) to `totals`, by role."""
     raw = record.metadata.get("auxiliary_usage")
     if not isinstance(raw, dict):
-        return {}
-    return {str(k): Usage.model_validate(v) for k, v in raw.items() if isinstance(v, dict)}
+        return
+    for name, value in raw.items():
+        if isinstance(value, dict):
+            totals[str(name)] = totals.get(str(name), Usage()) + Usage.model_validate(value)

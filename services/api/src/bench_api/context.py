@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from bench_api.auth import AccessPolicy
 from bench_api.record_cache import RecordCache
 from bench_api.rest_ports import Admission, ArtifactFetcher, ArtifactLinks, RunEvents, RunStore
+from bench_api.run_defaults import SimulatorEndpoint
 
 REPORT_CACHE_BYTES = 256 * 1024 * 1024
 
@@ -59,6 +60,7 @@ class ApiContext:
         bucket: the archive's bucket, to name archived files `s3://<bucket>/<key>`.
         reports: rendered reports of finished runs.
         records: evaluation records of recently reported runs (read incrementally).
+        simulator: the TAU simulated customer runs are given (`TAU_AIRLINE_USER_SIMULATOR_*`).
     """
 
     access: AccessPolicy
@@ -70,3 +72,4 @@ class ApiContext:
     bucket: str | None = None
     reports: ReportCache = field(default_factory=ReportCache)
     records: RecordCache = field(default_factory=RecordCache)
+    simulator: SimulatorEndpoint = field(default_factory=SimulatorEndpoint)

@@ -42,11 +42,13 @@ from bench_api.live.hub import LiveHub, close_when
 from bench_api.model_catalog import ModelCatalog, sources_from
 from bench_api.projector import Projector
 from bench_api.routes import dashboard, live, model_catalog
+from bench_api.run_defaults import DEFAULT_SIMULATOR, SimulatorEndpoint
 from bench_api.settings import (
     ApiSettings,
     AuthSettings,
     MysqlSettings,
     ProjectorSettings,
+    SimulatorSettings,
     StorageSettings,
 )
 from bench_common.bus import ensure_streams
@@ -124,7 +126,7 @@ def load_rest_settings() -> tuple[AuthSettings, StorageSettings]:
 def load_all_settings() -> Settings:
     """Everything `bench api` needs; a `SettingsError` lists every problem at once."""
     problems: list[str] = []
-    base = rest = None
+    base = rest = simulator = None
     try:
         base = load_settings()
     except SettingsError as exc:
@@ -133,9 +135,13 @@ def load_all_settings() -> Settings:
         rest = load_rest_settings()
     except SettingsError as exc:
         problems.append(str(exc))
-    if base is None or rest is None:
+    try:
+        simulator = SimulatorSettings()
+    except ValidationError as exc:
+        problems.append(str(settings_error(exc, "")))
+    if base is None or rest is None or simulator is None:
         raise SettingsError("; ".join(problems))
-    return Settings(*base, *rest)
+    return Settings(*base, *rest, simulator)
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,7 @@ class Settings:
     projector: ProjectorSettings
     auth: AuthSettings
     storage: StorageSettings
+    simulator: SimulatorSettings
 
 
 def rest_context(
@@ -166,10 +173,21 @@ def rest_context(
         links=NatsArtifactLinks(nc, timeout=api.archiver_timeout_s),
         fetcher=HttpArtifactFetcher(http),
         bucket=settings.storage.spaces_bucket,
+        simulator=SimulatorEndpoint(
+            base_url=settings.simulator.base_url,
+            model=settings.simulator.model,
+            api_key=settings.simulator.api_key,
+        ),
     )
 
 
-def install_dashboard(app: FastAPI, *, js: JetStreamContext, http: httpx.AsyncClient) -> LiveHub:
+def install_dashboard(
+    app: FastAPI,
+    *,
+    js: JetStreamContext,
+    http: httpx.AsyncClient,
+    simulator: SimulatorEndpoint = DEFAULT_SIMULATOR,
+) -> LiveHub:
     """Give the SSE, model-catalog and dashboard routes their adapters (see `routes/live.py`,
     `routes/model_catalog.py`); the returned hub must be closed on shutdown."""
     feeds = NatsFeeds(js)
@@ -179,7 +197,9 @@ def install_dashboard(app: FastAPI, *, js: JetStreamContext, http: httpx.AsyncCl
     catalog = ModelCatalog(
         sources=sources_from(board), fetcher=HttpCatalogFetcher(http), ttl_s=board.catalog_ttl_s
     )
-    app.state.dashboard = model_catalog.DashboardServices(settings=board, catalog=catalog)
+    app.state.dashboard = model_catalog.DashboardServices(
+        settings=board, catalog=catalog, simulator=simulator
+    )
     return hub
 
 
@@ -201,13 +221,14 @@ async def serve(settings: Settings) -> None:
         settings=projection,
         pending=lambda: consumer.pending,
     )
+    context = rest_context(settings, reads=reads, nc=nc, http=http)
     app = create_app(
         projector=projector.status,
-        context=rest_context(settings, reads=reads, nc=nc, http=http),
+        context=context,
         routers=[live.router, model_catalog.router],
         public_routers=[dashboard.router],
     )
-    hub = install_dashboard(app, js=js, http=http)
+    hub = install_dashboard(app, js=js, http=http, simulator=context.simulator)
     server = _Server(
         uvicorn.Config(
             app,

@@ -26,9 +26,35 @@ RUNNABLE = frozenset({"gpqa_diamond", "tau_bench_verified_airline"})
 SANDBOX_MAX_CONCURRENCY = 6
 ATLAS = ("swe_atlas_qa", "swe_atlas_tw", "swe_atlas_rf")
 TAU = "tau_bench_verified_airline"
-SIMULATOR_HOST = "inference.do-ai.run"
-"""Host of the TAU simulated customer's default endpoint: a candidate served there can lend
-its own key to the simulator."""
+SIMULATOR_BASE_URL = "https://inference.do-ai.run/v1"
+SIMULATOR_MODEL = "openai-gpt-5.4-mini"
+
+
+@dataclass(frozen=True)
+class SimulatorEndpoint:
+    """The TAU simulated customer of this deployment (`TAU_AIRLINE_USER_SIMULATOR_*`).
+
+    Attributes:
+        base_url: its OpenAI-compatible endpoint; a candidate served by the same host lends
+            the simulator its own key.
+        model: its model id.
+        api_key: the deployment's key for it, used when a request brings no
+            `simulatorApiKey` (never recorded: it travels sealed like every other key).
+    """
+
+    base_url: str = SIMULATOR_BASE_URL
+    model: str = SIMULATOR_MODEL
+    api_key: SecretStr | None = None
+
+    @property
+    def host(self) -> str:
+        """Host name of `base_url`, lowercased."""
+        return (urlsplit(self.base_url).hostname or "").lower()
+
+
+DEFAULT_SIMULATOR = SimulatorEndpoint()
+
+
 COMPLETION_TIMEOUT_MS = 3_600_000
 REASONING_EFFORT = "high"
 MAX_RETRIES = 6
@@ -60,8 +86,11 @@ def default_temperature(benchmark: str) -> float:
     return defaults.temperature if defaults else 0.0
 
 
-def run_config(submission: RunSubmission) -> RunConfig:
-    """The run's config: the submission with the benchmark's defaults filled in.
+def run_config(
+    submission: RunSubmission, simulator: SimulatorEndpoint = DEFAULT_SIMULATOR
+) -> RunConfig:
+    """The run's config: the submission with the benchmark's defaults filled in (for TAU, the
+    simulated customer's endpoint and model, so the run records whom it talked to).
 
     Raises:
         ApiError: 400 when the concurrency is too high for a sandbox benchmark.
@@ -107,6 +136,11 @@ def run_config(submission: RunSubmission) -> RunConfig:
         start=execution.start or 0,
         end=execution.end,
         inference=options,
+        benchmark_options=(
+            {"userBaseUrl": simulator.base_url, "userModel": simulator.model}
+            if submission.benchmark == TAU
+            else {}
+        ),
     )
 
 
@@ -116,28 +150,34 @@ def _check_email(email: str, domains: tuple[str, ...]) -> None:
         raise ApiError(400, f"triggeredByEmail must be an address ending in {allowed}")
 
 
-def _credentials(submission: RunSubmission) -> dict[str, SecretStr]:
-    """The run's keys by credential name; TAU's simulator borrows the candidate's key when
-    both are served by DigitalOcean inference."""
+def _credentials(submission: RunSubmission, simulator: SimulatorEndpoint) -> dict[str, SecretStr]:
+    """The run's keys by credential name. TAU's simulator key: the request's
+    `simulatorApiKey`, else the deployment's, else the candidate's own when both are served by
+    the same host (one DigitalOcean key serves both)."""
     found = {"api_key": submission.inference.api_key}
     if submission.benchmark == TAU:
-        simulator = submission.simulator_api_key
-        if simulator is None and urlsplit(submission.inference.base_url).hostname == SIMULATOR_HOST:
-            simulator = submission.inference.api_key
-        if simulator is None:
+        key = submission.simulator_api_key or simulator.api_key
+        candidate_host = (urlsplit(submission.inference.base_url).hostname or "").lower()
+        if key is None and candidate_host == simulator.host:
+            key = submission.inference.api_key
+        if key is None:
             raise ApiError(
                 400,
                 f"simulatorApiKey is required for {TAU} when the candidate is not served by "
-                f"https://{SIMULATOR_HOST}/v1: the simulated customer runs there",
+                f"{simulator.base_url}: the simulated customer ({simulator.model}) runs there",
             )
-        found["simulator_api_key"] = simulator
+        found["simulator_api_key"] = key
     if submission.judge_api_key is not None:
         found["judge_api_key"] = submission.judge_api_key
     return found
 
 
 def admission_request(
-    submission: RunSubmission, *, run_id: str, email_domains: tuple[str, ...]
+    submission: RunSubmission,
+    *,
+    run_id: str,
+    email_domains: tuple[str, ...],
+    simulator: SimulatorEndpoint = DEFAULT_SIMULATOR,
 ) -> AdmissionRequest:
     """What the scheduler is asked to admit.
 
@@ -153,7 +193,7 @@ def admission_request(
         raise ApiError(400, f"judgeApiKey is only used by {', '.join(ATLAS)}")
     if submission.simulator_api_key is not None and benchmark != TAU:
         raise ApiError(400, f"simulatorApiKey is only used by {TAU}")
-    config = run_config(submission)
+    config = run_config(submission, simulator)
     if benchmark not in RUNNABLE:
         runnable = ", ".join(sorted(RUNNABLE))
         raise ApiError(
@@ -164,7 +204,7 @@ def admission_request(
     return AdmissionRequest(
         run_id=run_id,
         config=config,
-        credentials=_credentials(submission),
+        credentials=_credentials(submission, simulator),
         triggered_by_email=submission.triggered_by_email,
         judge_model=submission.judge_model,
     )

@@ -132,6 +132,44 @@ def email_domains(value: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p)
 
 
+class SimulatorSettings(ServiceSettings):
+    """The TAU airline simulated customer that managed runs talk to (names of the CLI's).
+
+    Attributes:
+        base_url: `TAU_AIRLINE_USER_SIMULATOR_BASE_URL`, its OpenAI-compatible endpoint.
+        model: `TAU_AIRLINE_USER_SIMULATOR_MODEL`.
+        api_key: `TAU_AIRLINE_USER_SIMULATOR_API_KEY`, used for runs whose request has no
+            `simulatorApiKey` (optional: without it such a request must bring one, unless
+            its candidate is served by the simulator's host).
+    """
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    base_url: str = Field(
+        default="https://inference.do-ai.run/v1",
+        pattern=r"^https?://[^\s]+$",
+        validation_alias="TAU_AIRLINE_USER_SIMULATOR_BASE_URL",
+    )
+    model: str = Field(
+        default="openai-gpt-5.4-mini",
+        min_length=1,
+        validation_alias="TAU_AIRLINE_USER_SIMULATOR_MODEL",
+    )
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias="TAU_AIRLINE_USER_SIMULATOR_API_KEY"
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_trailing_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @field_validator("api_key")
+    @classmethod
+    def _blank_is_none(cls, value: SecretStr | None) -> SecretStr | None:
+        return value if value is not None and value.get_secret_value().strip() else None
+
+
 class AuthSettings(ServiceSettings):
     """The two shared secrets of the REST API (names of the original harness).
 

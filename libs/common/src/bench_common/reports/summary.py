@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from bench_common.aggregation import question_accuracy
+from bench_common.aggregation import add_auxiliary_usage, question_accuracy
 from bench_common.evaluation import EvaluationRecord
 from bench_common.reports.records import subdomain, unique_records
 from bench_common.reports.scores import fold_scores, total_usage
+from bench_common.usage import Usage
 
 FAILURE_PREFIXES = ("Model error", "Solver error")
 FAILURE_MESSAGE_LIMIT = 200
@@ -90,7 +91,8 @@ def summary(
 
     Returns:
         The original's fields (`task` ... `failures`, `epochResults` named "Epoch N" with N
-        counted from 1, `subdomains` by ascending accuracy) plus `accuracyInterval95`.
+        counted from 1, `subdomains` by ascending accuracy) plus `accuracyInterval95` and
+        `auxiliaryUsage` (models other than the candidate, by role; empty for GPQA).
     """
     ordered = unique_records(records)
     m = fold_scores(ordered)
@@ -110,6 +112,9 @@ def summary(
         key=lambda g: (g["accuracy"], g["name"]),
     )
     u = total_usage(ordered)
+    auxiliary: dict[str, Usage] = {}
+    for r in ordered:
+        add_auxiliary_usage(auxiliary, r)
     interval = m.interval
     return {
         "task": task,
@@ -131,6 +136,7 @@ def summary(
         "cacheReadTokens": u.cache_read_tokens,
         "totalCost": round(u.cost, 10),
         "generationTimeMs": u.generation_time_ms,
+        "auxiliaryUsage": {role: usage.to_summary() for role, usage in sorted(auxiliary.items())},
         "epochResults": epoch_results,
         "subdomains": subdomains,
         "failures": failures(ordered),

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -21,8 +21,8 @@ from bench_api.run_defaults import (
     REASONING_EFFORT,
     RUNNABLE,
     SANDBOX_MAX_CONCURRENCY,
-    SIMULATOR_HOST,
     TAU,
+    SimulatorEndpoint,
 )
 from bench_common.run_config import BENCHMARK_IDS
 
@@ -50,6 +50,7 @@ class DashboardServices:
 
     settings: DashboardSettings
     catalog: ModelCatalog
+    simulator: SimulatorEndpoint = field(default_factory=SimulatorEndpoint)
 
 
 def dashboard_services(request: Request) -> DashboardServices:
@@ -121,7 +122,9 @@ async def dashboard_config(services: Services) -> dict[str, Any]:
         "endpoints": endpoints,
         "benchmarks": benchmark_presets(),
         "limits": LIMITS,
-        "simulatorHost": SIMULATOR_HOST,
+        "simulatorHost": services.simulator.host,
+        "simulatorModel": services.simulator.model,
+        "simulatorKeyConfigured": services.simulator.api_key is not None,
         "inferenceDefaults": {
             "reasoningEffort": REASONING_EFFORT,
             "completionTimeoutMs": COMPLETION_TIMEOUT_MS,

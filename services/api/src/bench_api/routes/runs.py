@@ -49,7 +49,12 @@ async def create_run(request: Request, context: Context) -> JSONResponse:
         raise ApiError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
     submission = parse_submission(body)
     run_id = new_id()
-    asked = admission_request(submission, run_id=run_id, email_domains=context.access.email_domains)
+    asked = admission_request(
+        submission,
+        run_id=run_id,
+        email_domains=context.access.email_domains,
+        simulator=context.simulator,
+    )
     reply = await context.admission.admit(asked)
     if not reply.admitted:
         reason = reply.reason or "the scheduler refused the run"

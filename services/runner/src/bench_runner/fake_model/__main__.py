@@ -1,4 +1,8 @@
-"""`python -m bench_runner.fake_model` (or `bench fake-model`): serve the default responder.
+"""`python -m bench_runner.fake_model` (or `bench fake-model`): serve scripted answers.
+
+TAU airline conversations (requests with tools, or the simulated customer's prompt) get the
+oracle agent and scripted customer of `tau_responder`; every other prompt gets the multiple
+choice of `default_responder`. So one fake server drives a whole GPQA or TAU run.
 
 Prints `listening <base_url>` on stdout once bound, then serves until interrupted.
 """
@@ -12,7 +16,9 @@ import signal
 import sys
 
 from bench_runner.fake_model.default_responder import MultipleChoiceResponder
+from bench_runner.fake_model.script import RecordedRequest, Reply, Responder
 from bench_runner.fake_model.server import FakeModelServer
+from bench_runner.fake_model.tau_responder import TauAirlineResponder, is_tau_request
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,11 +38,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def serve(args: argparse.Namespace) -> None:
-    """Run the server until SIGINT/SIGTERM."""
-    responder = MultipleChoiceResponder(
+def responder_for(args: argparse.Namespace) -> Responder:
+    """TAU conversations to the TAU oracle, everything else to the multiple-choice answer."""
+    choice = MultipleChoiceResponder(
         tokens=args.tokens, duration=args.delay, provider=args.provider, cost=args.cost
     )
+    tau = TauAirlineResponder(duration=args.delay, provider=args.provider, cost=args.cost)
+
+    def respond(request: RecordedRequest) -> Reply:
+        return tau(request) if is_tau_request(request.body) else choice(request)
+
+    return respond
+
+
+async def serve(args: argparse.Namespace) -> None:
+    """Run the server until SIGINT/SIGTERM."""
+    responder = responder_for(args)
     server = FakeModelServer(
         responder=responder,
         host=args.host,

@@ -184,8 +184,12 @@ export class StartDialog {
     const concurrency = Number($("sf-concurrency").value || 0);
     const simulator = this.needsSimulatorKey();
     $("sf-simulator-wrap").hidden = !simulator;
-    $("sf-simulator-key").required = simulator;
-    $("sf-simulator-hint").textContent = simulator ? `The TAU user simulator runs on ${this.config.simulatorHost}; its key is needed because this endpoint is elsewhere.` : "";
+    // a deployment with its own simulator key makes the field an optional override
+    const ownKey = Boolean(this.config.simulatorKeyConfigured);
+    $("sf-simulator-key").required = simulator && !ownKey;
+    $("sf-simulator-hint").textContent = !simulator ? "" : ownKey
+      ? `The TAU user simulator (${this.config.simulatorModel} on ${this.config.simulatorHost}) uses this deployment's key unless you give one.`
+      : `The TAU user simulator (${this.config.simulatorModel} on ${this.config.simulatorHost}) needs a key because this endpoint is elsewhere.`;
     const onlyDo = $("sf-provider").value === "digitalocean";
     $("sf-fallbacks").disabled = onlyDo;
     if (onlyDo) $("sf-fallbacks").checked = false;

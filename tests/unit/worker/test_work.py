@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from bench_common.envelope import deterministic_event_id
+from bench_common.envelope import Event, deterministic_event_id
 from bench_common.events import (
     RunAbortRequested,
     SampleCompleted,
@@ -22,10 +24,15 @@ def item(sample: int = 1, epoch: int = 0, run_id: str = "r1") -> SampleDispatche
 
 
 class Harness:
-    def __init__(self, session: FakeSession | None = None, over: RunOver | None = None) -> None:
+    def __init__(
+        self,
+        session: FakeSession | None = None,
+        over: RunOver | None = None,
+        publisher: FakePublisher | None = None,
+    ) -> None:
         self.session = session or FakeSession(samples(3))
         self.ended: list[tuple[str, RunOver]] = []
-        self.publisher = FakePublisher()
+        self.publisher = publisher or FakePublisher()
 
         async def opener(run_id: str) -> OpenRun | RunOver:
             if over is not None:
@@ -89,3 +96,41 @@ async def test_publish_failure_propagates_so_the_item_is_redelivered() -> None:
     h.publisher.fail = TimeoutError("no PubAck")
     with pytest.raises(TimeoutError):
         await h.core.on_sample_dispatched(item())
+
+
+class HeldStartPublisher(FakePublisher):
+    """Holds the acknowledgement of `SampleStarted` until released; fails it when told to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.fail_start: Exception | None = None
+
+    async def publish(self, event: Event, *, stream: str | None = None) -> None:
+        if isinstance(event, SampleStarted):
+            await self.release.wait()
+            if self.fail_start is not None:
+                raise self.fail_start
+        await super().publish(event, stream=stream)
+
+
+async def test_the_evaluation_runs_while_the_start_is_acknowledged_and_completes_after_it() -> None:
+    publisher = HeldStartPublisher()
+    h = Harness(publisher=publisher)
+    handled = asyncio.ensure_future(h.core.on_sample_dispatched(item()))
+    await asyncio.sleep(0.02)
+    assert h.session.evaluated == [("s1", 0)]  # evaluated before the start was acknowledged
+    assert not handled.done()  # ... but not completed before it
+    publisher.release.set()
+    await asyncio.wait_for(handled, timeout=1)
+    assert [e.name for e, _ in publisher.events] == [SampleStarted.name, SampleCompleted.name]
+
+
+async def test_a_failed_start_publish_fails_the_item_without_a_completion() -> None:
+    publisher = HeldStartPublisher()
+    publisher.fail_start = ConnectionError("nats down")
+    publisher.release.set()
+    h = Harness(publisher=publisher)
+    with pytest.raises(ConnectionError):
+        await h.core.on_sample_dispatched(item())
+    assert publisher.of(SampleCompleted) == []  # the item is redelivered, not counted

@@ -8,6 +8,8 @@ under it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 
 from bench_common.envelope import deterministic_event_id
@@ -53,6 +55,9 @@ class WorkCore:
     async def on_sample_dispatched(self, item: SampleDispatched) -> None:
         """Evaluate the item and publish `SampleStarted` then `SampleCompleted`.
 
+        `SampleStarted` is acknowledged while the evaluation runs (one NATS round trip less
+        in series with every item) and before `SampleCompleted` is published, so the stream
+        holds them in that order; a failed start publish fails the item as before.
         Items of runs that are over are dropped (the caller acks them). A fatal model error
         (bad key, unknown model) publishes `RunAbortRequested` and ends the run here.
         """
@@ -65,24 +70,38 @@ class WorkCore:
         if sample is None:
             await self._abort(run, _unknown_sample(item, run))
             return
-        await self._publisher.publish(
-            SampleStarted(
-                run_id=item.run_id,
-                sample_id=item.sample_id,
-                epoch=item.epoch,
-                runner_id=self._runner_id,
+        started = asyncio.ensure_future(
+            self._publisher.publish(
+                SampleStarted(
+                    run_id=item.run_id,
+                    sample_id=item.sample_id,
+                    epoch=item.epoch,
+                    runner_id=self._runner_id,
+                )
             )
         )
         try:
             record = await run.session.evaluate(sample, item.epoch)
         except RunAborted as exc:
+            await _outcome_ignored(started)  # the start stays on record before the abort
             await self._abort(run, str(exc))
             return
+        except BaseException:  # the run ended under it, or the evaluation failed
+            started.cancel()
+            await _outcome_ignored(started)
+            raise
+        await started
         await self._publisher.publish(sample_completed(item.run_id, record, self._runner_id))
 
     async def _abort(self, run: OpenRun, reason: str) -> None:
         await self._publisher.publish(abort_requested(run.run_id, reason, self._runner_id))
         self._end_run(run.run_id, RunOver(reason))
+
+
+async def _outcome_ignored(publish: asyncio.Future[None]) -> None:
+    """Wait for a publish whose outcome no longer decides anything (the item is ending)."""
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await publish
 
 
 def _unknown_sample(item: SampleDispatched, run: OpenRun) -> str:

@@ -7,8 +7,9 @@ from collections.abc import Callable, Mapping
 
 import structlog
 
+from bench_common.evaluation import EvaluationRecord
 from bench_common.events import RunRequested
-from bench_runner.benchmarks.base import DatasetContext
+from bench_runner.benchmarks.base import DatasetContext, Sample
 from bench_runner.engine.session import open_session
 from bench_runner.inference import RetryNotice
 from bench_runner.worker.adapters.attempt_sink import EventAttemptSink
@@ -16,6 +17,8 @@ from bench_runner.worker.ports import EvaluationSession, EventPublisher
 
 log = structlog.get_logger("bench_runner.worker.engine")
 REDACTED = "[redacted]"
+DRAIN_TIMEOUT_S = 10.0
+"""How long closing a session waits for its attempt records to be acknowledged."""
 
 
 class EngineSessions:
@@ -39,15 +42,37 @@ class EngineSessions:
             ValueError, OSError, DatasetError: bad options or an unavailable dataset (the
                 run is aborted).
         """
-        return await open_session(
+        sink = EventAttemptSink(self._publisher, run_id=run.run_id)
+        session = await open_session(
             run.config,
             session_id=run.run_id,
             api_key=api_key,
             credentials=credentials,
             dataset=self._datasets(run.config.benchmark),
-            sink=EventAttemptSink(self._publisher, run_id=run.run_id),
+            sink=sink,
             on_retry=_retry_logger(run.run_id, [api_key, *credentials.values()]),
         )
+        return DrainingSession(session, sink)
+
+
+class DrainingSession:
+    """The engine session, closed only after its attempt records are on the stream."""
+
+    def __init__(self, session: EvaluationSession, sink: EventAttemptSink) -> None:
+        self._session = session
+        self._sink = sink
+        self.samples: list[Sample] = session.samples
+
+    async def evaluate(self, sample: Sample, epoch: int) -> EvaluationRecord:
+        """The engine's evaluation (see `RunSession.evaluate`)."""
+        return await self._session.evaluate(sample, epoch)
+
+    async def close(self) -> None:
+        """Wait (bounded) for unacknowledged attempt records, then close the engine session."""
+        try:
+            await self._sink.drain(timeout=DRAIN_TIMEOUT_S)
+        finally:
+            await self._session.close()
 
 
 def _retry_logger(run_id: str, secrets: list[str]) -> Callable[[RetryNotice], None]:

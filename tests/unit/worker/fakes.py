@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Mapping
 from typing import TypeVar
 
+from pydantic import JsonValue
+
 from bench_common.envelope import Event
 from bench_common.evaluation import EvaluationRecord
 from bench_common.events import RunRequested
@@ -81,6 +83,7 @@ class FakeSession:
         self.abort = abort
         self.gate: asyncio.Event | None = None
         self.evaluated: list[tuple[str, int]] = []
+        self.messages: list[dict[str, JsonValue]] = []
         self.closed = False
 
     async def evaluate(self, sample: Sample, epoch: int) -> EvaluationRecord:
@@ -90,7 +93,12 @@ class FakeSession:
             raise RunAborted(self.abort)
         self.evaluated.append((sample.id, epoch))
         return EvaluationRecord(
-            sample_id=sample.id, sample_index=sample.index, epoch=epoch, score="C", answer="A"
+            sample_id=sample.id,
+            sample_index=sample.index,
+            epoch=epoch,
+            score="C",
+            answer="A",
+            messages=self.messages,
         )
 
     async def close(self) -> None:
@@ -115,3 +123,16 @@ class FakeEngine:
         session = FakeSession(self.items)
         self.sessions.append(session)
         return session
+
+
+class FakeBlobs:
+    """An in-memory object store (`BlobStore`)."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+
+    async def put(self, name: str, data: bytes) -> None:
+        self.objects[name] = data
+
+    async def get(self, name: str) -> bytes:
+        return self.objects[name]

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from bench_common.claim_checks import full_record
 from bench_common.envelope import Event, deterministic_event_id
 from bench_common.events import (
     RunAbortRequested,
@@ -16,7 +17,7 @@ from bench_common.events import (
 from bench_runner.worker.opening import OpenRun, RunOver
 from bench_runner.worker.sessions import SessionCache
 from bench_runner.worker.work import WorkCore
-from tests.unit.worker.fakes import FakePublisher, FakeSession, config, samples
+from tests.unit.worker.fakes import FakeBlobs, FakePublisher, FakeSession, config, samples
 
 
 def item(sample: int = 1, epoch: int = 0, run_id: str = "r1") -> SampleDispatched:
@@ -29,6 +30,7 @@ class Harness:
         session: FakeSession | None = None,
         over: RunOver | None = None,
         publisher: FakePublisher | None = None,
+        claim_threshold: int = 512 * 1024,
     ) -> None:
         self.session = session or FakeSession(samples(3))
         self.ended: list[tuple[str, RunOver]] = []
@@ -39,7 +41,10 @@ class Harness:
                 return over
             return OpenRun(run_id, config(), self.session, {s.id: s for s in self.session.samples})
 
+        self.blobs = FakeBlobs()
         self.core = WorkCore(
+            blobs=self.blobs,
+            claim_threshold=claim_threshold,
             runs=SessionCache(opener=opener),
             publisher=self.publisher,
             runner_id="w1",
@@ -134,3 +139,17 @@ async def test_a_failed_start_publish_fails_the_item_without_a_completion() -> N
     with pytest.raises(ConnectionError):
         await h.core.on_sample_dispatched(item())
     assert publisher.of(SampleCompleted) == []  # the item is redelivered, not counted
+
+
+async def test_a_record_too_large_for_one_message_goes_by_claim_check() -> None:
+    h = Harness(claim_threshold=300)  # FakeSession's records are ~250 bytes without messages
+    h.session.messages = [{"role": "assistant", "content": "long reasoning " * 100}]
+    await h.core.on_sample_dispatched(item())
+    (completed,) = h.publisher.of(SampleCompleted)
+    assert completed.record.messages == []
+    assert completed.record.score == "C"  # what counting and MySQL read stays in the event
+    ref = completed.blobs["record"]
+    assert ref.name in h.blobs.objects
+    assert ref.size == len(h.blobs.objects[ref.name])
+    whole = await full_record(completed, h.blobs)
+    assert whole.messages == h.session.messages

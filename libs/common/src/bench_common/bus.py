@@ -22,6 +22,7 @@ from nats.js.api import (
 from nats.js.errors import NotFoundError
 
 import bench_common.events  # noqa: F401  (registers the catalogue that decode_event reads)
+from bench_common.claim_checks import ensure_blob_bucket
 from bench_common.envelope import (
     STREAM_EVENTS,
     STREAM_LIVE,
@@ -86,7 +87,8 @@ def stream_configs(limits: StreamLimits = StreamLimits()) -> list[StreamConfig]:
 
 
 async def ensure_streams(js: JetStreamContext, limits: StreamLimits = StreamLimits()) -> None:
-    """Create the streams (and the memory KV bucket for run data keys), or update them.
+    """Create the streams (and the memory KV bucket for run data keys, and the object store
+    bucket of claim-checked bodies), or update them.
 
     Idempotent: safe for every service to call at start.
     """
@@ -99,6 +101,7 @@ async def ensure_streams(js: JetStreamContext, limits: StreamLimits = StreamLimi
     await js.create_key_value(
         KeyValueConfig(bucket=KEYS_BUCKET, storage=StorageType.MEMORY, history=1)
     )
+    await ensure_blob_bucket(js)
 
 
 async def publish(js: JetStreamContext, event: Event, *, stream: str | None = None) -> int:

@@ -19,6 +19,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from bench_archiver.ports import E
 from bench_common.bus import last_event, publish, run_history
+from bench_common.claim_checks import BlobStore, JetStreamBlobs, with_full_records
 from bench_common.envelope import STREAM_EVENTS, Event, any_run_subject
 from bench_common.events import ArchiveRetryRequested, RunFinished
 
@@ -35,12 +36,15 @@ CONSUMERS: dict[str, type[Event]] = {
 class JetStreamRunEvents:
     """`RunEvents` over BENCH_EVENTS."""
 
-    def __init__(self, js: JetStreamContext) -> None:
+    def __init__(self, js: JetStreamContext, blobs: BlobStore | None = None) -> None:
         self._js = js
+        self._blobs = blobs or JetStreamBlobs(js)
 
     async def history(self, run_id: str) -> list[Event]:
-        """Every event of the run, oldest first (an ordered consumer over its subjects)."""
-        return [event async for _, event in run_history(self._js, run_id)]
+        """Every event of the run, oldest first (an ordered consumer over its subjects), each
+        `SampleCompleted` with its whole record (claim checks fetched)."""
+        events = [event async for _, event in run_history(self._js, run_id)]
+        return await with_full_records(events, self._blobs)
 
     async def last(self, event_type: type[E], run_id: str) -> E | None:
         """The newest `event_type` of the run, or None."""

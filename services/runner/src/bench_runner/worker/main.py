@@ -18,6 +18,7 @@ from nats.aio.client import Client as NatsClient
 from pydantic import ValidationError
 
 from bench_common.bus import ensure_streams
+from bench_common.claim_checks import JetStreamBlobs
 from bench_common.events import RunAdmitted, SampleDispatched
 from bench_common.logging import configure_logging
 from bench_runner.worker.adapters.engine import EngineSessions
@@ -115,7 +116,11 @@ async def run_worker(settings: WorkerSettings, *, stop: asyncio.Event) -> None:
         )
         workers.append(worker)
         work = WorkCore(
-            runs=runs, publisher=publisher, runner_id=settings.runner_id, end_run=worker.end_run
+            runs=runs,
+            publisher=publisher,
+            runner_id=settings.runner_id,
+            end_run=worker.end_run,
+            blobs=JetStreamBlobs(js),
         )
         planner = Planner(runs=runs, events=events, publisher=publisher)
         handlers = Handlers(work=work, planner=planner, end_run=worker.end_run)

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+from bench_common.claim_checks import CLAIM_THRESHOLD_BYTES, BlobStore, claim_checked
 from bench_common.envelope import deterministic_event_id
 from bench_common.evaluation import EvaluationRecord
 from bench_common.events import SampleCompleted, SampleDispatched, SampleStarted
@@ -46,15 +47,20 @@ class WorkCore:
         publisher: EventPublisher,
         runner_id: str,
         end_run: EndRun,
+        blobs: BlobStore,
+        claim_threshold: int = CLAIM_THRESHOLD_BYTES,
     ) -> None:
         self._runs = runs
         self._publisher = publisher
         self._runner_id = runner_id
         self._end_run = end_run
+        self._blobs = blobs
+        self._claim_threshold = claim_threshold
 
     async def on_sample_dispatched(self, item: SampleDispatched) -> None:
         """Evaluate the item and publish `SampleStarted` then `SampleCompleted`.
 
+        A record too large for one message goes by claim check (`bench_common.claim_checks`).
         `SampleStarted` is acknowledged while the evaluation runs (one NATS round trip less
         in series with every item) and before `SampleCompleted` is published, so the stream
         holds them in that order; a failed start publish fails the item as before.
@@ -91,7 +97,12 @@ class WorkCore:
             await _outcome_ignored(started)
             raise
         await started
-        await self._publisher.publish(sample_completed(item.run_id, record, self._runner_id))
+        completed = await claim_checked(
+            sample_completed(item.run_id, record, self._runner_id),
+            self._blobs,
+            threshold=self._claim_threshold,
+        )
+        await self._publisher.publish(completed)
 
     async def _abort(self, run: OpenRun, reason: str) -> None:
         await self._publisher.publish(abort_requested(run.run_id, reason, self._runner_id))

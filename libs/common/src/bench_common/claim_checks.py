@@ -1,0 +1,171 @@
+"""Claim checks for evaluation records too large for one NATS message (DESIGN.md, "Events").
+
+A `SampleCompleted` whose JSON would pass `threshold` bytes keeps the record's small fields
+(scores, answer, usage, latency, metadata: what counting, MySQL and summaries read) and moves
+the bulky ones (`messages`, `input`, trajectories, response items, request body) into one
+object of the JetStream object store; the event names it in `blobs["record"]` with its size
+and sha256. Readers that need the whole record (Parquet, GPQA and TAU reports) call
+`full_record`; the rest never notice.
+
+Objects are named by run and content hash, so a redelivered item evaluated again (whose
+`SampleCompleted` is dropped as a duplicate) can never overwrite the object the stored event
+points to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Protocol, TypeVar
+
+from nats.js import JetStreamContext
+from nats.js.api import ObjectStoreConfig, StorageType
+from nats.js.errors import BucketNotFoundError, NotFoundError, ObjectNotFoundError
+from nats.js.object_store import ObjectStore
+
+from bench_common.envelope import Event
+from bench_common.evaluation import EvaluationRecord
+from bench_common.events import BlobRef, SampleCompleted
+
+E = TypeVar("E", bound=Event)
+
+BLOBS_BUCKET = "BENCH_BLOBS"
+CLAIM_THRESHOLD_BYTES = 512 * 1024
+"""Events above this go by claim check (NATS refuses messages over 1 MiB by default; the
+headroom keeps the stream's messages small enough to read back quickly)."""
+RECORD_PART = "record"
+BULKY_FIELDS = ("messages", "input", "scorer_trajectory", "response_items", "request_body")
+"""Moved first; `metadata` follows only when these were not enough."""
+
+
+class ClaimCheckError(Exception):
+    """A claimed object is missing or does not match its claim check."""
+
+
+class BlobStore(Protocol):
+    """Where claimed bodies are kept."""
+
+    async def put(self, name: str, data: bytes) -> None: ...
+
+    async def get(self, name: str) -> bytes:
+        """The object's bytes; `LookupError` when there is no such object."""
+        ...
+
+
+def split_record(record: EvaluationRecord, *, threshold: int) -> tuple[EvaluationRecord, bytes]:
+    """The record to publish and the JSON of the fields moved out (b"" when it fits)."""
+    if len(record.model_dump_json()) <= threshold:
+        return record, b""
+    dumped = record.model_dump(mode="json")
+    moved = {name: dumped[name] for name in BULKY_FIELDS}
+    small = record.model_copy(update=_emptied(BULKY_FIELDS))
+    if len(small.model_dump_json()) > threshold:
+        moved["metadata"] = dumped["metadata"]
+        small = small.model_copy(update={"metadata": {}})
+    return small, json.dumps(moved, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def merge_record(record: EvaluationRecord, part: bytes) -> EvaluationRecord:
+    """The whole record: `record` with the moved fields put back."""
+    moved: dict[str, Any] = json.loads(part)
+    return EvaluationRecord.model_validate({**record.model_dump(mode="json"), **moved})
+
+
+async def claim_checked(
+    event: SampleCompleted, blobs: BlobStore, *, threshold: int = CLAIM_THRESHOLD_BYTES
+) -> SampleCompleted:
+    """`event` ready to publish: unchanged when small enough, else with its bulk stored."""
+    small, part = split_record(event.record, threshold=threshold)
+    if not part:
+        return event
+    digest = hashlib.sha256(part).hexdigest()
+    name = f"{event.run_id}/{digest}"
+    await blobs.put(name, part)
+    ref = BlobRef(bucket=BLOBS_BUCKET, name=name, size=len(part), sha256=digest)
+    return event.model_copy(update={"record": small, "blobs": {**event.blobs, RECORD_PART: ref}})
+
+
+async def full_record(event: SampleCompleted, blobs: BlobStore | None) -> EvaluationRecord:
+    """The event's whole record, fetching its claimed part when it has one.
+
+    Raises:
+        ClaimCheckError: the object is gone, differs from its claim check, or no store was
+            given for an event that needs one.
+    """
+    ref = event.blobs.get(RECORD_PART)
+    if ref is None:
+        return event.record
+    if blobs is None:
+        raise ClaimCheckError(f"{ref.name} is claim-checked but no object store was given")
+    try:
+        part = await blobs.get(ref.name)
+    except LookupError as exc:
+        raise ClaimCheckError(f"claimed object {ref.bucket}/{ref.name} is missing: {exc}") from exc
+    if len(part) != ref.size or hashlib.sha256(part).hexdigest() != ref.sha256:
+        raise ClaimCheckError(f"claimed object {ref.bucket}/{ref.name} does not match its sha256")
+    return merge_record(event.record, part)
+
+
+async def with_full_records(events: list[E], blobs: BlobStore) -> list[E]:
+    """`events` with every claim-checked `SampleCompleted` carrying its whole record again.
+
+    A claim that cannot be honoured (object gone or altered) leaves the event's small record,
+    marked with `metadata.claim_check_error`, so a report or archive is still produced and
+    says what is missing instead of failing forever.
+    """
+    found: list[E] = []
+    for event in events:
+        if isinstance(event, SampleCompleted) and event.blobs:
+            try:
+                record = await full_record(event, blobs)
+            except ClaimCheckError as exc:
+                metadata = {**event.record.metadata, "claim_check_error": str(exc)}
+                record = event.record.model_copy(update={"metadata": metadata})
+            event = event.model_copy(update={"record": record, "blobs": {}})
+        found.append(event)
+    return found
+
+
+class JetStreamBlobs:
+    """`BlobStore` over the JetStream object store bucket `BENCH_BLOBS` (file storage)."""
+
+    def __init__(self, js: JetStreamContext, bucket: str = BLOBS_BUCKET) -> None:
+        self._js = js
+        self._bucket = bucket
+        self._store: ObjectStore | None = None
+
+    async def put(self, name: str, data: bytes) -> None:
+        """Store `data` under `name` (replacing an object of the same name)."""
+        await (await self._open()).put(name, data)
+
+    async def get(self, name: str) -> bytes:
+        """The object's bytes.
+
+        Raises:
+            LookupError: no such object (or no such bucket).
+        """
+        try:
+            result = await (await self._open()).get(name)
+        except (ObjectNotFoundError, NotFoundError, BucketNotFoundError) as exc:
+            raise LookupError(f"{self._bucket}/{name}: {exc}") from exc
+        return bytes(result.data or b"")
+
+    async def _open(self) -> ObjectStore:
+        if self._store is None:
+            self._store = await ensure_blob_bucket(self._js, self._bucket)
+        return self._store
+
+
+async def ensure_blob_bucket(js: JetStreamContext, bucket: str = BLOBS_BUCKET) -> ObjectStore:
+    """The object store bucket, created (file storage) when missing. Idempotent."""
+    try:
+        return await js.object_store(bucket)
+    except (BucketNotFoundError, NotFoundError):
+        return await js.create_object_store(
+            bucket, config=ObjectStoreConfig(storage=StorageType.FILE)
+        )
+
+
+def _emptied(fields: tuple[str, ...]) -> dict[str, Any]:
+    defaults: dict[str, Any] = {"messages": [], "metadata": {}}
+    return {name: defaults.get(name) for name in fields}

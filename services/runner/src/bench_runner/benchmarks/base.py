@@ -74,12 +74,14 @@ class BenchmarkOptions(BaseModel):
 
 @dataclass(frozen=True)
 class DatasetContext:
-    """Where datasets come from: the cache, an explicit local file, an HF token."""
+    """Where datasets come from: the cache, an explicit local file, an HF token, and for a
+    benchmark with bundled data, a URL to download it from instead (`data_url`)."""
 
     cache_dir: Path | None
     dataset_file: Path | None = None
     hf_token: str | None = None
     cache_disabled: bool = False
+    data_url: str | None = None
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ class CliEnvironment:
     cache_disabled: bool
     hf_token: str | None = field(repr=False)
     gpqa_dataset_file: Path | None
+    tau_airline_data_url: str | None = None
     credentials: dict[str, str] = field(repr=False, default_factory=dict)
 
     @classmethod
@@ -63,5 +64,6 @@ class CliEnvironment:
             cache_disabled=e.get("BENCH_DATASET_CACHE_DISABLE", "").lower() in {"1", "true", "yes"},
             hf_token=e.get("HF_TOKEN") or None,
             gpqa_dataset_file=Path(gpqa_file) if gpqa_file else None,
+            tau_airline_data_url=e.get("BENCH_TAU_AIRLINE_DATA_URL") or None,
             credentials=credentials,
         )

@@ -71,6 +71,7 @@ async def execute_run(
         dataset_file=dataset_file,
         hf_token=env.hf_token,
         cache_disabled=env.cache_disabled,
+        data_url=env.tau_airline_data_url,  # only benchmarks with bundled data read it
     )
     benchmark = invocation.benchmark
     credentials = {

@@ -126,7 +126,7 @@ class DatasetCache:
             TypeError: a value is not JSON-serialisable.
         """
         path = self.path_for(key)
-        _make_private_dirs(path.parent)
+        make_private_dirs(path.parent)
         encoded = [_encode_row(row) for row in rows]
         document = {
             "format_version": FORMAT_VERSION,
@@ -152,7 +152,7 @@ class DatasetCache:
         return path
 
 
-def _make_private_dirs(directory: Path) -> None:
+def make_private_dirs(directory: Path) -> None:
     """Create `directory` and missing parents as 0700 (chmod: the umask must not widen them)."""
     missing: list[Path] = []
     current = directory

@@ -14,6 +14,7 @@ from bench_runner.benchmarks.base import DatasetContext
 from bench_runner.cli.environment import default_cache_dir
 
 GPQA_BENCHMARK = "gpqa_diamond"
+TAU_AIRLINE_BENCHMARK = "tau_bench_verified_airline"
 
 
 def default_runner_id() -> str:
@@ -30,6 +31,8 @@ class WorkerSettings(ServiceSettings):
         max_in_flight: `BENCH_RUNNER_MAX_IN_FLIGHT`, work items evaluated at once.
         dataset_cache_dir: `BENCH_DATASET_CACHE_DIR` (default: the CLI's XDG cache dir).
         gpqa_dataset_file: `BENCH_GPQA_DATASET_FILE`, a local GPQA file (offline, tests).
+        tau_airline_data_url: `BENCH_TAU_AIRLINE_DATA_URL`, download the TAU airline data
+            (`pinned` or a base URL) instead of using the bundled copy.
         ack_wait_s: `BENCH_RUNNER_ACK_WAIT_S`, the work consumer's ack wait (60 s; tests
             shorten it so a killed runner's items come back quickly).
         shutdown_grace_s: `BENCH_RUNNER_SHUTDOWN_GRACE_S`, how long SIGTERM lets in-flight
@@ -49,6 +52,7 @@ class WorkerSettings(ServiceSettings):
     gpqa_dataset_file: Path | None = Field(None, validation_alias="BENCH_GPQA_DATASET_FILE")
     dataset_cache_disabled: bool = Field(False, validation_alias="BENCH_DATASET_CACHE_DISABLE")
     hf_token: SecretStr | None = Field(None, validation_alias="HF_TOKEN")
+    tau_airline_data_url: str | None = Field(None, validation_alias="BENCH_TAU_AIRLINE_DATA_URL")
     ack_wait_s: float = Field(60.0, gt=0, validation_alias="BENCH_RUNNER_ACK_WAIT_S")
     shutdown_grace_s: float = Field(5.0, ge=0, validation_alias="BENCH_RUNNER_SHUTDOWN_GRACE_S")
     pull_expires_s: float = Field(
@@ -72,4 +76,5 @@ class WorkerSettings(ServiceSettings):
             dataset_file=self.gpqa_dataset_file if benchmark == GPQA_BENCHMARK else None,
             hf_token=self.hf_token.get_secret_value() if self.hf_token else None,
             cache_disabled=self.dataset_cache_disabled,
+            data_url=self.tau_airline_data_url if benchmark == TAU_AIRLINE_BENCHMARK else None,
         )

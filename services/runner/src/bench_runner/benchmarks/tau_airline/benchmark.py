@@ -30,7 +30,8 @@ from bench_runner.benchmarks.base import (
 )
 from bench_runner.benchmarks.tau_airline import db_diff, settings
 from bench_runner.benchmarks.tau_airline.agent_loop import Conversation, ConversationLoop, Limits
-from bench_runner.benchmarks.tau_airline.data import AirlineBundle, load_bundle
+from bench_runner.benchmarks.tau_airline.data import AirlineBundle, load_bundle, load_bundle_at
+from bench_runner.benchmarks.tau_airline.download import BundleDownloader, resolve_data_url
 from bench_runner.benchmarks.tau_airline.environment import AirlineEnvironment
 from bench_runner.benchmarks.tau_airline.prompts import (
     agent_system_prompt,
@@ -93,8 +94,15 @@ class TauAirline(Benchmark):
     async def load_samples(
         self, dataset: DatasetContext, options: BenchmarkOptions
     ) -> list[Sample]:
-        """The 50 tasks in `tasks.json` order (data verified against SOURCE.md)."""
-        bundle = await asyncio.to_thread(load_bundle)
+        """The 50 tasks in `tasks.json` order (data verified against SOURCE.md): the bundled
+        copy, or the one downloaded from `dataset.data_url` (see `download`)."""
+        if dataset.data_url:
+            cache_dir = None if dataset.cache_disabled else dataset.cache_dir
+            base_url = resolve_data_url(dataset.data_url)
+            directory = await BundleDownloader().fetch(base_url, cache_dir)
+            bundle = await asyncio.to_thread(load_bundle_at, directory)
+        else:
+            bundle = await asyncio.to_thread(load_bundle)
         self._bundle = bundle
         return [
             Sample(

@@ -1,9 +1,10 @@
 """The bundled airline data: where it lives, that it is intact, and one parsed copy per process.
 
 The bundle is `datasets/tau_airline/` of the repository (tasks, policy, gzipped database; see its
-SOURCE.md). `BENCH_TAU_AIRLINE_DATA_DIR` points elsewhere. Every file is checked against the
-sha256 recorded in SOURCE.md (pinned below; a unit test keeps the two in step) before use, so
-a run never scores against data that silently changed.
+SOURCE.md). `BENCH_TAU_AIRLINE_DATA_DIR` points elsewhere; `download` fetches a copy instead
+(`BENCH_TAU_AIRLINE_DATA_URL`), whose database is the upstream, uncompressed `db.json`.
+Every file is checked against the sha256 recorded in SOURCE.md (pinned below; a unit test
+keeps the two in step) before use, so a run never scores against data that silently changed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bench_runner.benchmarks.tau_airline.db import BaseDatabase
 from bench_runner.benchmarks.tau_airline.task_model import Task
+from bench_runner.datasets.errors import DatasetError
 
 DATA_DIR_ENV = "BENCH_TAU_AIRLINE_DATA_DIR"
 BUNDLE_PARTS = ("datasets", "tau_airline")
@@ -36,8 +38,10 @@ EXPECTED_SHA256: Mapping[str, str] = {
 _TASKS = TypeAdapter(list[Task])
 
 
-class DataError(RuntimeError):
-    """The bundle is missing, altered or malformed; the message says which file and what to do."""
+class DataError(DatasetError, RuntimeError):
+    """The bundle is missing, altered or malformed; the message says which file and what to do.
+
+    A `DatasetError`, so the CLI and the runner report it like any unavailable dataset."""
 
 
 @dataclass(frozen=True)
@@ -82,8 +86,11 @@ def read_bundle(directory: Path) -> AirlineBundle:
     """
     tasks_bytes = _verified(directory, "tasks.json")
     policy_bytes = _verified(directory, "policy.md")
-    db_bytes = gzip.decompress(_verified(directory, "db.json.gz"))
-    _check_digest(directory / "db.json.gz", "db.json", db_bytes, what="decompressed db.json")
+    if (directory / "db.json.gz").exists() or not (directory / "db.json").exists():
+        db_bytes = gzip.decompress(_verified(directory, "db.json.gz"))
+        _check_digest(directory / "db.json.gz", "db.json", db_bytes, what="decompressed db.json")
+    else:  # a downloaded copy keeps upstream's uncompressed file
+        db_bytes = _verified(directory, "db.json")
     try:
         tasks = tuple(_TASKS.validate_json(tasks_bytes))
     except ValidationError as error:
@@ -107,7 +114,16 @@ def load_bundle(env: Mapping[str, str] | None = None) -> AirlineBundle:
     Raises:
         DataError: as `locate_bundle` and `read_bundle`.
     """
-    directory = locate_bundle(env).resolve()
+    return load_bundle_at(locate_bundle(env))
+
+
+def load_bundle_at(directory: Path) -> AirlineBundle:
+    """The verified bundle in `directory`, parsed once per process.
+
+    Raises:
+        DataError: as `read_bundle`.
+    """
+    directory = directory.resolve()
     with _cache_lock:
         bundle = _cache.get(directory)
         if bundle is None:

@@ -3,25 +3,46 @@ through the REST app (httpx over ASGI) with the real adapters.
 
 The run is finished but not archived, so the summary is built from the projected
 `evaluations` rows and the GPQA report from the run's `SampleCompleted` events in NATS (it
-needs prompts and responses, which MySQL does not hold). Each is timed cold (built) and warm
-(the finished run's rendered report, cached by the api).
+needs prompts and responses, which MySQL does not hold). The events are published through the
+one publish path (with their `Nats-Msg-Id` header), as the runner publishes them. Each report
+is timed:
+
+- `restart_ms`: the first request to an api process that just started (a new process per
+  sample, after the start-up warm-up of `bench_api.warm_up`): nothing of the run is cached;
+- `cold_ms`: the first request to a new app in this process (caches empty, after the start-up
+  warm-up);
+- `after_finish_ms` (GPQA): the first request after the api warmed the report, as it does
+  when it projects the run's `RunFinished` (`warming_ms`: what that took in the background);
+- `warm_ms`: the same request again (the rendered report of a finished run is cached).
+
+Then, the run still running: the first request, a refresh with nothing new, and a refresh
+after 100 more evaluations (each rebuilds the report from what was folded before plus the
+new events).
+
+`restart_ms` comes from `api_first_request.py`.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import random
+import statistics
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, Literal
 
 import asyncmy
 import httpx
 import nats
-from nats.js import JetStreamContext
+from nats.aio.client import Client as NatsClient
 from pydantic import SecretStr
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_api.adapters.run_events import NatsRunEvents
 from bench_api.adapters.run_queries import MysqlRunQueries
@@ -29,17 +50,23 @@ from bench_api.app import create_app
 from bench_api.auth import AccessPolicy
 from bench_api.context import ApiContext
 from bench_api.projector import ProjectorStatus
-from bench_common.bus import ensure_streams
-from bench_common.envelope import STREAM_EVENTS, subject_for
+from bench_api.report_warming import ReportWarmer
+from bench_api.settings import MysqlSettings
+from bench_api.warm_up import warm_up
+from bench_common.bus import ensure_streams, publish
 from bench_common.evaluation import EvaluationRecord
 from bench_common.events import SampleCompleted
+from bench_common.reports.response_checks import clear_memo
 from bench_common.usage import Usage
+from benchmarks.api_first_request import first_request
 from tests.support.run_rows import insert_rows, synthetic_rows
 from tests.support.services import private_nats
 
 TOKEN = "bench-token"
 RUN_ID = "report-run"
 LETTERS = "ABCD"
+RESTARTS = 5
+NAMES = ("summary", "gpqa-report")
 
 
 def evaluation(i: int, epochs: int, rng: random.Random, *, chars: int) -> EvaluationRecord:
@@ -91,15 +118,20 @@ async def _insert_evaluations(pool: asyncmy.Pool, records: list[EvaluationRecord
             await conn.commit()
 
 
-@asynccontextmanager
-async def _client(reads: asyncmy.Pool, js: JetStreamContext) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of a new REST app over the real run store and event stream."""
-    context = ApiContext(
+def _context(reads: asyncmy.Pool, nc: NatsClient) -> ApiContext:
+    """A new api's collaborators over the real run store and event stream (nothing cached)."""
+    return ApiContext(
         access=AccessPolicy(SecretStr(TOKEN), SecretStr("s"), ("example.com",)),
-        store=MysqlRunQueries(reads), events=NatsRunEvents(js),
+        store=MysqlRunQueries(reads), events=NatsRunEvents(nc),
         admission=None, links=None, fetcher=None,  # type: ignore[arg-type]
     )  # fmt: skip
+
+
+@asynccontextmanager
+async def _client(context: ApiContext) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of a new REST app over `context`, after the api's start-up warm-up."""
     app = create_app(projector=ProjectorStatus(ready=True), context=context)
+    await warm_up(app, token=SecretStr(TOKEN), ready=lambda: True)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
         yield client
@@ -118,10 +150,38 @@ async def _timed_get(client: httpx.AsyncClient, path: str) -> tuple[float, int]:
     return (time.perf_counter() - start) * 1000, len(response.content)
 
 
+def _spread(values: list[float]) -> dict[str, float]:
+    return {
+        "min": round(min(values), 1),
+        "median": round(statistics.median(values), 1),
+        "max": round(max(values), 1),
+    }
+
+
+def _fresh() -> None:
+    """Before a cold sample: a new api has no memoised response checks, and none of the
+    previous samples' apps (collected now, as a long-running api would have)."""
+    clear_memo()
+    gc.collect()
+
+
+async def _publish(nc: NatsClient, records: list[EvaluationRecord]) -> int:
+    js = nc.jetstream(timeout=30)
+    for record in records:
+        await publish(js, SampleCompleted(run_id=RUN_ID, record=record))
+    return sum(len(SampleCompleted(run_id=RUN_ID, record=r).model_dump_json()) for r in records)
+
+
 async def measure_reports(
-    pool: asyncmy.Pool, reads: asyncmy.Pool, *, evaluations: int, chars: int = 1500
+    pool: asyncmy.Pool,
+    reads: asyncmy.Pool,
+    *,
+    evaluations: int,
+    chars: int = 1500,
+    mysql: MysqlSettings,
+    restarts: int = RESTARTS,
 ) -> dict[str, Any]:
-    """Cold and warm milliseconds of `/summary` and `/gpqa-report` for one large run."""
+    """Milliseconds of `/summary` and `/gpqa-report` of one large run (see the module doc)."""
     rng = random.Random(5)
     epochs = 10
     records = [evaluation(i, epochs, rng, chars=chars) for i in range(evaluations)]
@@ -134,40 +194,75 @@ async def measure_reports(
     await _insert_evaluations(pool, records)
     with private_nats() as server:
         nc = await nats.connect(server.url)
-        js = nc.jetstream(timeout=30)
-        await ensure_streams(js)
-        subject = subject_for(SampleCompleted, RUN_ID)
-        event_bytes = 0
-        for record in records:
-            body = SampleCompleted(run_id=RUN_ID, record=record).model_dump_json().encode()
-            event_bytes += len(body)
-            await js.publish(subject, body, stream=STREAM_EVENTS)
+        await ensure_streams(nc.jetstream())
+        event_bytes = await _publish(nc, records)
+        del records  # an api holds none of them: keep the collector's work comparable
+        gc.collect()
         results: dict[str, Any] = {
             "evaluations": evaluations,
             "average_event_bytes": event_bytes // evaluations,
         }
-        async with _client(reads, js) as client:  # a fresh api: nothing cached
-            for name in ("summary", "gpqa-report"):
-                cold, size = await _timed_get(client, f"/runs/{RUN_ID}/{name}")
-                warm = min(
-                    [(await _timed_get(client, f"/runs/{RUN_ID}/{name}"))[0] for _ in range(5)]
-                )
-                results[name] = {
-                    "cold_ms": round(cold, 1),
-                    "warm_ms": round(warm, 1),
-                    "bytes": size,
-                }
-                print(f"  {name:12s} {json.dumps(results[name])}", flush=True)
-        # A run still running: nothing rendered is kept, each refresh rebuilds the report
-        # from the records read before plus the new events.
-        await _sql(pool, "UPDATE runs SET status = 'running' WHERE id = %s", RUN_ID)
-        async with _client(reads, js) as client:
-            first, _ = await _timed_get(client, f"/runs/{RUN_ID}/gpqa-report")
-            refresh = min(
-                [(await _timed_get(client, f"/runs/{RUN_ID}/gpqa-report"))[0] for _ in range(3)]
-            )
-        running = {"first_ms": round(first, 1), "refresh_ms": round(refresh, 1)}
-        results["gpqa-report-running"] = running
+        for name in NAMES:
+            path = f"/runs/{RUN_ID}/{name}"
+            restart = [
+                (await first_request(mysql, path, nats_url=server.url))["ms"]
+                for _ in range(restarts)
+            ]
+            cold: list[float] = []
+            for _ in range(restarts):
+                _fresh()
+                async with _client(_context(reads, nc)) as client:
+                    ms, size = await _timed_get(client, path)
+                    cold.append(ms)
+            async with _client(_context(reads, nc)) as client:
+                await _timed_get(client, path)
+                warm = [(await _timed_get(client, path))[0] for _ in range(5)]
+            results[name] = {
+                "restart_ms": _spread(restart),
+                "cold_ms": _spread(cold),
+                "warm_ms": _spread(warm),
+                "bytes": size,
+            }
+            print(f"  {name:12s} {json.dumps(results[name])}", flush=True)
+        results["gpqa-report"].update(await _after_finish(reads, nc, restarts))
+        print(f"  {'gpqa-report':12s} {json.dumps(results['gpqa-report'])}", flush=True)
+        results["gpqa-report-running"] = await _running(pool, reads, nc, chars=chars)
         print(f"  {'running':12s} {json.dumps(results['gpqa-report-running'])}", flush=True)
         await nc.close()
     return results
+
+
+async def _after_finish(reads: asyncmy.Pool, nc: NatsClient, samples: int) -> dict[str, Any]:
+    """The report warmed as on `RunFinished`, then the first request."""
+    warming, first = [], []
+    for _ in range(samples):
+        _fresh()
+        context = _context(reads, nc)
+        started = time.perf_counter()
+        assert await ReportWarmer(context=context).warm(RUN_ID)
+        warming.append((time.perf_counter() - started) * 1000)
+        async with _client(context) as client:
+            first.append((await _timed_get(client, f"/runs/{RUN_ID}/gpqa-report"))[0])
+    return {"warming_ms": _spread(warming), "after_finish_ms": _spread(first)}
+
+
+async def _running(
+    pool: asyncmy.Pool, reads: asyncmy.Pool, nc: NatsClient, *, chars: int
+) -> dict[str, Any]:
+    """A run still running: nothing rendered is kept across refreshes that bring events."""
+    await _sql(pool, "UPDATE runs SET status = 'running' WHERE id = %s", RUN_ID)
+    _fresh()
+    path = f"/runs/{RUN_ID}/gpqa-report"
+    async with _client(_context(reads, nc)) as client:
+        first, _ = await _timed_get(client, path)
+        unchanged = min([(await _timed_get(client, path))[0] for _ in range(3)])
+        rng = random.Random(11)
+        more = [evaluation(i, 1, rng, chars=chars) for i in range(100)]
+        more = [r.model_copy(update={"epoch": 99}) for r in more]  # new (sample, epoch) keys
+        await _publish(nc, more)
+        grown, _ = await _timed_get(client, path)
+    return {
+        "first_ms": round(first, 1),
+        "refresh_unchanged_ms": round(unchanged, 1),
+        "refresh_after_100_more_ms": round(grown, 1),
+    }

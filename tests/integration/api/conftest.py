@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import asyncmy
@@ -21,6 +21,7 @@ from bench_api.projector import Projector
 from bench_api.settings import MysqlSettings, ProjectorSettings
 from bench_common.bus import ensure_streams, publish
 from bench_common.envelope import Event
+from bench_common.events import RunFinished
 from tests.support.services import NatsServer, mysql_base, unavailable
 
 TABLES = ("runs", "evaluations", "request_attempts")
@@ -81,7 +82,12 @@ async def publish_all(js: JetStreamContext, events: Sequence[Event]) -> int:
 
 
 def build_projector(
-    js: JetStreamContext, pool: asyncmy.Pool, *, batch_size: int = 500, retry_delay_s: float = 0.2
+    js: JetStreamContext,
+    pool: asyncmy.Pool,
+    *,
+    batch_size: int = 500,
+    retry_delay_s: float = 0.2,
+    on_finished: Callable[[Sequence[RunFinished]], None] = lambda finished: None,
 ) -> Projector:
     """A projector over the real adapters, tuned for quick tests."""
     consumer = ProjectorConsumer(js, batch_size=batch_size)
@@ -94,6 +100,7 @@ def build_projector(
             batch_size=batch_size, idle_wait_s=0.2, retry_delay_s=retry_delay_s
         ),
         pending=lambda: consumer.pending,
+        on_finished=on_finished,
     )
 
 

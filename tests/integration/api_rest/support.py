@@ -10,6 +10,7 @@ import contextlib
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import asyncmy
@@ -31,6 +32,7 @@ from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
 from bench_api.auth import AccessPolicy
 from bench_api.context import ApiContext
+from bench_api.report_warming import ReportWarmer
 from bench_api.settings import MysqlSettings
 from bench_common.bus import ensure_streams, publish
 from bench_common.commands import (
@@ -146,11 +148,18 @@ class Served:
     projector: RunningProjector
     admission: AdmissionRole
     archive: ArchiveRole
+    context: ApiContext
 
     async def caught_up(self) -> None:
         """Until the projector has folded every event published so far."""
         info = await self.js.stream_info("BENCH_EVENTS")
         await self.projector.wait_for(int(info.state.last_seq))
+
+
+async def _cancelled(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def _serve(app: object, port: int) -> tuple[uvicorn.Server, asyncio.Task[None]]:
@@ -184,11 +193,25 @@ async def served_api(
         pool, reads = await open_pool(mysql), await open_pool(mysql, autocommit=True)
         stack.push_async_callback(close_pool, pool)
         stack.push_async_callback(close_pool, reads)
-        projector = RunningProjector(build_projector(js, pool, retry_delay_s=0.2))
-        stack.push_async_callback(projector.close)
-        await projector.wait_for(0)
         http = httpx.AsyncClient()
         stack.push_async_callback(http.aclose)
+        context = ApiContext(
+            access=AccessPolicy(SecretStr(TOKEN), SecretStr(SECRET), email_domains),
+            store=MysqlRunQueries(reads),
+            events=NatsRunEvents(nc),
+            admission=NatsAdmission(nc, timeout=admission_timeout),
+            links=NatsArtifactLinks(nc, timeout=2.0),
+            fetcher=HttpArtifactFetcher(http),
+            bucket="bench-it",
+        )
+        # Synthetic runs are dated `T0`: every finished run counts as recent here.
+        warmer = ReportWarmer(context=context, within=timedelta.max)
+        stack.push_async_callback(_cancelled, asyncio.create_task(warmer.run()))
+        projector = RunningProjector(
+            build_projector(js, pool, retry_delay_s=0.2, on_finished=warmer.on_finished)
+        )
+        stack.push_async_callback(projector.close)
+        await projector.wait_for(0)
         file_port = free_port()
         file_app = Starlette()
         file_app.mount("/", StaticFiles(directory=str(files)))
@@ -200,22 +223,13 @@ async def served_api(
             stack.push_async_callback(sub.unsubscribe)
         links_sub = await nc.subscribe(SUBJECT_ARTIFACT_URL, cb=archive.on_request)
         stack.push_async_callback(links_sub.unsubscribe)
-        context = ApiContext(
-            access=AccessPolicy(SecretStr(TOKEN), SecretStr(SECRET), email_domains),
-            store=MysqlRunQueries(reads),
-            events=NatsRunEvents(js),
-            admission=NatsAdmission(nc, timeout=admission_timeout),
-            links=NatsArtifactLinks(nc, timeout=2.0),
-            fetcher=HttpArtifactFetcher(http),
-            bucket="bench-it",
-        )
         app = create_app(projector=projector.projector.status, context=context)
         port = free_port()
         server, task = await _serve(app, port)
         base_url = f"http://127.0.0.1:{port}"
         client = httpx.AsyncClient(base_url=base_url, timeout=30)
         try:
-            yield Served(base_url, client, nc, js, pool, projector, role, archive)
+            yield Served(base_url, client, nc, js, pool, projector, role, archive, context)
         finally:
             await client.aclose()
             for srv, t in ((server, task), (file_server, file_task)):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -93,6 +93,7 @@ class FakeEvents:
     stored: list[tuple[int, Event]] = field(default_factory=list)
     published: list[Event] = field(default_factory=list)
     reads: list[tuple[str, int]] = field(default_factory=list)
+    batch_size: int = 2
 
     def add(self, *events: Event) -> None:
         for event in events:
@@ -121,6 +122,13 @@ class FakeEvents:
             if e.run_id == run_id and seq > after_seq and (types is None or type(e) in types)
         ]
         return found if limit is None else found[:limit]
+
+    async def batches(
+        self, run_id: str, event_type: type[Event], *, after_seq: int = 0
+    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
+        found = await self.read(run_id, [event_type], after_seq=after_seq)
+        for first in range(0, len(found), self.batch_size):
+            yield found[first : first + self.batch_size]
 
 
 @dataclass

@@ -15,19 +15,23 @@ from bench_common.events import (
     RequestAttemptCompleted,
     RequestAttemptStarted,
     RunAdmitted,
+    RunRequested,
     RunStarted,
 )
+from bench_common.run_config import RunConfig
 from tests.unit.api_rest.fakes import AUTH, T0, completed, run_row, wired
 
 ARCHIVED = {"upload_status": "complete", "status": "succeeded", "spaces_prefix": "p/gpqa/x"}
 
 
-def attempt_events(run_id: str, n: int) -> list[RequestAttemptStarted | RequestAttemptCompleted]:
+def attempt_events(
+    run_id: str, n: int, *, attempt: int = 1
+) -> list[RequestAttemptStarted | RequestAttemptCompleted]:
     events: list[RequestAttemptStarted | RequestAttemptCompleted] = []
     for i in range(n):
         ident = {
             "request_id": f"req-{i}", "call_id": f"call-{i}", "session_id": run_id,
-            "attempt": 1, "model": "m", "url": "http://x/v1", "started_at": T0,
+            "attempt": attempt, "model": "m", "url": "http://x/v1", "started_at": T0,
         }  # fmt: skip
         events.append(RequestAttemptStarted(run_id=run_id, record=AttemptStarted(**ident)))
         done = AttemptCompleted(**ident, finished_at=T0, duration_ms=5, status=200, ok=True)
@@ -53,6 +57,29 @@ async def test_the_live_log_is_rendered_from_events_and_tailed() -> None:
     assert len(tail.text.splitlines()) == 1
     assert download.headers["content-disposition"] == 'attachment; filename="run-r1.log"'
     assert bad.status_code == 400 and bad.json()["error"].startswith("tail:")
+
+
+async def test_the_live_log_follows_the_runs_log_level() -> None:
+    w = wired()
+    quiet, chatty = run_row("quiet"), run_row("chatty")
+    w.store.rows.update(quiet=quiet, chatty=chatty)
+    for run_id, level in (("quiet", 0), ("chatty", 3)):
+        config = RunConfig(benchmark="gpqa_diamond", model="m", epochs=1, concurrency=1,
+                           log_level=level)  # fmt: skip
+        w.events.add(RunRequested(run_id=run_id, config=config, occurred_at=T0))
+        w.events.add(RunStarted(run_id=run_id, expected_samples=2, total_evaluations=2))
+        w.events.add(*attempt_events(run_id, 1, attempt=2))
+        w.events.add(completed(run_id, 0, 0), completed(run_id, 1, 0, score="S"))
+    async with w.client() as client:
+        logs = {r: (await client.get(f"/runs/{r}/logs", headers=AUTH)).text for r in w.store.rows}
+
+    def messages(run_id: str) -> list[str]:
+        return [json.loads(line)["message"] for line in logs[run_id].splitlines()]
+
+    assert messages("quiet") == []  # no warning, no error, not finished yet
+    assert messages("chatty")[:3] == [
+        "Benchmark run accepted", "Benchmark run started", "Retrying request (attempt 2)",
+    ]  # fmt: skip
 
 
 async def test_archived_files_are_downloaded_by_url_and_viewed_through_the_api() -> None:

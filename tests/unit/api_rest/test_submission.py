@@ -115,6 +115,7 @@ def test_explicit_values_win_over_defaults() -> None:
         ({"triggeredByEmail": "nobody"}, "triggeredByEmail: must be an e-mail address"),
         ({"colour": "blue"}, "colour is not a known field"),
         ({"logLevel": "verbose"}, "logLevel"),
+        ({"logLevel": 150}, "logLevel: must be an integer from -99 to 99"),
     ],
 )
 def test_invalid_fields_are_named(change: dict[str, Any], message: str) -> None:
@@ -220,6 +221,15 @@ def test_gpqa_runs_carry_no_simulator_options() -> None:
     asked = admission_request(parse(body()), run_id="r1", email_domains=DOMAINS)
     assert asked.config.benchmark_options == {}
     assert set(asked.credentials) == {"api_key"}
+
+
+@pytest.mark.parametrize(
+    ("given", "level"), [("3", 3), (4, 4), ("-1", -1), ("0", 0), ("", None), (None, None)]
+)
+def test_the_log_level_is_carried_in_the_run_config(given: object, level: int | None) -> None:
+    data = body() if given is None else body(logLevel=given)
+    asked = admission_request(parse(data), run_id="r1", email_domains=DOMAINS)
+    assert asked.config.log_level == level
 
 
 def test_options_of_other_benchmarks_are_refused_and_blank_ones_ignored() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Literal
 
 from bench_common.envelope import Event
 from bench_common.events import (
@@ -26,8 +27,10 @@ from tests.unit.reports.support import T0, attempt_pair, evaluation
 RUN = "run-1"
 
 
-def _run(finished: RunFinished) -> list[Event]:
-    config = RunConfig(benchmark="gpqa_diamond", model="m", epochs=1, concurrency=2)
+def _run(finished: RunFinished, log_level: int | None = None) -> list[Event]:
+    config = RunConfig(
+        benchmark="gpqa_diamond", model="m", epochs=1, concurrency=2, log_level=log_level
+    )
     events: list[Event] = [
         RunRequested(run_id=RUN, config=config, triggered_by_email="a@digitalocean.com",
                      occurred_at=T0),
@@ -77,7 +80,7 @@ def test_lifecycle_and_milestones() -> None:
 def test_errors_retries_and_failure_reason() -> None:
     finished = RunFinished(run_id=RUN, status="failed", failure_reason="the key was refused",
                            counts=RunCounts(total=20))  # fmt: skip
-    lines = _lines(_run(finished))
+    lines = _lines(_run(finished, log_level=3))
     by_message = {str(line["message"]): line for line in lines}
     failed_attempt = by_message["Request attempt failed"]
     assert failed_attempt["status"] == 429 and failed_attempt["level"] == "warning"
@@ -101,3 +104,31 @@ def test_upload_lines() -> None:
         "Archive failed: storage down", "Artifact uploaded", "Run archived",
     ]  # fmt: skip
     assert lines[0]["details"] == {"attempts": 4} and lines[2]["manifestKey"] == "p/manifest.json"
+
+
+def _messages(
+    log_level: int | None, status: Literal["succeeded", "failed"] = "failed"
+) -> list[str]:
+    finished = RunFinished(run_id=RUN, status=status, failure_reason="the key was refused",
+                           counts=RunCounts(total=20))  # fmt: skip
+    return [str(line["message"]) for line in _lines(_run(finished, log_level=log_level))]
+
+
+def test_the_run_log_level_decides_what_is_shown() -> None:
+    default = _messages(None)
+    assert default == _messages(2) == _messages(1)
+    assert "Benchmark run started" in default and "Evaluation failed" in default
+    assert not [m for m in default if m.startswith(("Request attempt", "Retrying"))]
+    assert _messages(0) == ["Evaluation failed", "Benchmark failed: the key was refused"]
+    assert _messages(-1) == ["Benchmark failed: the key was refused"]
+    assert _messages(-1, status="succeeded") == ["Benchmark succeeded"]
+    debug = _messages(3)
+    assert [m for m in debug if m not in default] == [
+        "Request attempt failed", "Retrying request (attempt 2)",
+    ]  # fmt: skip
+    assert [m for m in _messages(4) if m not in debug] == []  # the retry never completed
+    completed = attempt_pair("r3", start_ms=20, duration_ms=7)[1]
+    succeeded = RunFinished(run_id=RUN, status="succeeded", counts=RunCounts(total=20))
+    events = _run(succeeded, log_level=4)
+    trace = _lines([*events, RequestAttemptCompleted(run_id=RUN, record=completed)])
+    assert trace[-1]["message"] == "Request attempt completed" and trace[-1]["durationMs"] == 7

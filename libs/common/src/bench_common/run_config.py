@@ -73,6 +73,8 @@ class RunConfig(BaseModel):
 
     `start`/`end` are a half-open row range; `limit` becomes `end = start + limit` unless `end`
     is given (end wins). `sample_ids`, when set, restricts the dataset to those ids.
+    `log_level` is the original's `LOG_LEVEL` (<0 none, 0 error, 1-2 info, 3 debug, 4 trace):
+    how much the run log shows (`bench_common.reports.run_log`); None means info.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -89,6 +91,7 @@ class RunConfig(BaseModel):
     sample_ids: tuple[str, ...] = ()
     inference: InferenceOptions = InferenceOptions()
     benchmark_options: dict[str, JsonValue] = Field(default_factory=dict)
+    log_level: int | None = Field(default=None, ge=-99, le=99)
 
     @model_validator(mode="after")
     def _range_is_sane(self) -> RunConfig:

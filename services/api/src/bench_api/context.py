@@ -7,11 +7,17 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bench_api.auth import AccessPolicy
+from bench_api.gpqa_reports import GpqaReports
 from bench_api.record_cache import RecordCache
-from bench_api.rest_ports import Admission, ArtifactFetcher, ArtifactLinks, RunEvents, RunStore
+from bench_api.rest_ports import Admission, ArtifactFetcher, ArtifactLinks, Row, RunEvents, RunStore
 from bench_api.run_defaults import SimulatorEndpoint
 
 REPORT_CACHE_BYTES = 256 * 1024 * 1024
+
+
+def report_key(row: Row, kind: str) -> tuple[str, str, int]:
+    """The `ReportCache` key of a run's report of `kind` as of the run's row."""
+    return (str(row["id"]), kind, int(row.get("last_event_seq") or 0))
 
 
 class ReportCache:
@@ -72,4 +78,5 @@ class ApiContext:
     bucket: str | None = None
     reports: ReportCache = field(default_factory=ReportCache)
     records: RecordCache = field(default_factory=RecordCache)
+    gpqa_reports: GpqaReports = field(default_factory=GpqaReports)
     simulator: SimulatorEndpoint = field(default_factory=SimulatorEndpoint)

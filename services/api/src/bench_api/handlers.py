@@ -21,6 +21,7 @@ from bench_api.ports import Delivery, ProjectionStore, StreamGaps
 from bench_api.projection.changes import ChangeSet
 from bench_api.projection.fold import fold_batch
 from bench_common.envelope import Event, decode_event
+from bench_common.events import RunFinished
 
 log = structlog.get_logger("bench_api.projector")
 
@@ -34,12 +35,15 @@ class BatchResult:
         later: deliveries to redeliver later (they came before their predecessors).
         folded: events folded in this transaction.
         position: the stored position after the transaction.
+        finished: the `RunFinished` facts among the folded events (the api prepares the
+            reports of those runs, see `report_warming`).
     """
 
     done: list[Delivery] = field(default_factory=list)
     later: list[Delivery] = field(default_factory=list)
     folded: int = 0
     position: int = 0
+    finished: list[RunFinished] = field(default_factory=list)
 
 
 def decode(delivery: Delivery) -> Event | None:
@@ -108,6 +112,7 @@ async def on_event_batch(
             await tx.apply(changes)
             result.folded = len(events)
             result.position = changes.last_seq
+            result.finished = [e for _, e in events if isinstance(e, RunFinished)]
     later = {d.seq for d in result.later}
     result.done = [d for d in deliveries if d.seq not in later]
     return result

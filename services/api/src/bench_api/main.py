@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 import asyncmy
@@ -22,7 +22,7 @@ import uvicorn
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from bench_api.adapters.artifact_http import HttpArtifactFetcher
 from bench_api.adapters.control import NatsAdmission, NatsArtifactLinks
@@ -41,6 +41,7 @@ from bench_api.dashboard_settings import DashboardSettings
 from bench_api.live.hub import LiveHub, close_when
 from bench_api.model_catalog import ModelCatalog, sources_from
 from bench_api.projector import Projector
+from bench_api.report_warming import ReportWarmer
 from bench_api.routes import dashboard, live, model_catalog
 from bench_api.run_defaults import DEFAULT_SIMULATOR, SimulatorEndpoint
 from bench_api.settings import (
@@ -51,6 +52,7 @@ from bench_api.settings import (
     SimulatorSettings,
     StorageSettings,
 )
+from bench_api.warm_up import warm_up
 from bench_common.bus import ensure_streams
 from bench_common.logging import configure_logging
 
@@ -168,7 +170,7 @@ def rest_context(
             email_domains=api.email_domains,
         ),
         store=MysqlRunQueries(reads),
-        events=NatsRunEvents(nc.jetstream()),
+        events=NatsRunEvents(nc),
         admission=NatsAdmission(nc, timeout=api.admission_timeout_s),
         links=NatsArtifactLinks(nc, timeout=api.archiver_timeout_s),
         fetcher=HttpArtifactFetcher(http),
@@ -203,6 +205,20 @@ def install_dashboard(
     return hub
 
 
+async def prepare_caches(
+    app: FastAPI, *, token: SecretStr, ready: Callable[[], bool], warmer: ReportWarmer
+) -> None:
+    """After start: the first requests (`warm_up`), then the reports of runs that finished
+    lately and are not archived yet (a restarted api has none of them cached)."""
+    await warm_up(app, token=token, ready=ready)
+    try:
+        queued = await warmer.queue_recent()
+    except Exception as exc:  # MySQL not reachable yet: those reports are built on request
+        log.warning("api.report_warming_skipped", error=f"{type(exc).__name__}: {exc}"[:500])
+        return
+    log.info("api.report_warming_queued", runs=queued)
+
+
 async def serve(settings: Settings) -> None:
     """Run the projector and the HTTP server until SIGINT/SIGTERM."""
     api, mysql, projection = settings.api, settings.mysql, settings.projector
@@ -213,6 +229,8 @@ async def serve(settings: Settings) -> None:
     js = nc.jetstream()
     await ensure_streams(js)
     consumer = ProjectorConsumer(js, batch_size=projection.batch_size)
+    context = rest_context(settings, reads=reads, nc=nc, http=http)
+    warmer = ReportWarmer(context=context)
     projector = Projector(
         events=consumer,
         store=MysqlProjectionStore(pool),
@@ -220,8 +238,8 @@ async def serve(settings: Settings) -> None:
         prepare=lambda: apply_migrations(pool),
         settings=projection,
         pending=lambda: consumer.pending,
+        on_finished=warmer.on_finished,
     )
-    context = rest_context(settings, reads=reads, nc=nc, http=http)
     app = create_app(
         projector=projector.status,
         context=context,
@@ -242,12 +260,24 @@ async def serve(settings: Settings) -> None:
     stop = asyncio.Event()
     folding = asyncio.create_task(projector.run(stop), name="projector")
     streams = asyncio.create_task(close_when(hub, lambda: server.should_exit), name="live")
+    warming = asyncio.create_task(warmer.run(), name="report-warming")
+    first_requests = asyncio.create_task(
+        prepare_caches(
+            app,
+            token=settings.auth.bench_api_token,
+            ready=lambda: projector.status.ready,
+            warmer=warmer,
+        ),
+        name="warm-up",
+    )
     log.info("api.started", host=api.host, port=api.port, nats=api.nats_url)
     try:
         await server.serve()
     finally:
         stop.set()
         streams.cancel()
+        warming.cancel()
+        first_requests.cancel()
         await hub.close()
         # An interrupted batch is rolled back and redelivered; nothing is acked early.
         folding.cancel()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -18,6 +18,7 @@ import structlog
 from bench_api.handlers import on_event_batch
 from bench_api.ports import Delivery, EventBatches, ProjectionStore, StreamGaps
 from bench_api.settings import ProjectorSettings
+from bench_common.events import RunFinished
 
 log = structlog.get_logger("bench_api.projector")
 
@@ -51,13 +52,17 @@ class Projector:
         prepare: Callable[[], Awaitable[object]],
         settings: ProjectorSettings,
         pending: Callable[[], int | None] = lambda: None,
+        on_finished: Callable[[Sequence[RunFinished]], None] = lambda finished: None,
     ) -> None:
+        """`on_finished` hears of the runs that finished, once their rows say so; it must
+        return at once and never raise (it is called from the folding loop)."""
         self._events = events
         self._store = store
         self._gaps = gaps
         self._prepare = prepare
         self._settings = settings
         self._pending = pending
+        self._on_finished = on_finished
         self.status = ProjectorStatus()
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -103,6 +108,8 @@ class Projector:
         self.status.events_folded += result.folded
         self.status.last_batch_at = time.time()
         self.status.last_error = None
+        if result.finished:
+            self._on_finished(result.finished)
         return True
 
     async def _until_prepared(self, stop: asyncio.Event) -> None:

@@ -4,7 +4,7 @@ speaks the same."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any, Protocol
 
 from bench_api.listing import RunListQuery, RunPage
@@ -65,6 +65,13 @@ class RunEvents(Protocol):
         limit: int | None = None,
     ) -> list[tuple[int, Event]]:
         """The run's events of `types` after `after_seq`, oldest first, with sequences."""
+        ...
+
+    def batches(
+        self, run_id: str, event_type: type[Event], *, after_seq: int = 0
+    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
+        """The run's events of `event_type` after `after_seq`, oldest first, a batch at a
+        time as they arrive."""
         ...
 
 

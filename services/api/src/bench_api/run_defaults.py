@@ -141,6 +141,7 @@ def run_config(
             if submission.benchmark == TAU
             else {}
         ),
+        log_level=submission.log_level_number,
     )
 
 

@@ -37,6 +37,7 @@ ModelId = Annotated[
 Name = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 Key = Annotated[SecretStr, Field(min_length=1, max_length=4096)]
 INT32_MAX = 2_147_483_647
+MIN_LOG_LEVEL, MAX_LOG_LEVEL = -99, 99
 
 
 class _Input(BaseModel):
@@ -125,6 +126,21 @@ class RunSubmission(_Input):
     log_level: Annotated[str, StringConstraints(pattern=r"^-?\d{1,2}$")] | int | None = None
     inference: InferenceInput
     execution: ExecutionInput = ExecutionInput()
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str | int | None) -> str | int | None:
+        if value is not None and not MIN_LOG_LEVEL <= int(value) <= MAX_LOG_LEVEL:
+            raise ValueError(
+                f"must be an integer from {MIN_LOG_LEVEL} to {MAX_LOG_LEVEL} "
+                "(<0 none, 0 error, 1-2 info, 3 debug, 4 trace)"
+            )
+        return value
+
+    @property
+    def log_level_number(self) -> int | None:
+        """`logLevel` as a number (it may come as a string, as the original sends it)."""
+        return None if self.log_level is None else int(self.log_level)
 
     @field_validator("triggered_by_email")
     @classmethod

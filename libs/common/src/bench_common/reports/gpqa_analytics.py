@@ -11,9 +11,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from bench_common.evaluation import EvaluationRecord
+from bench_common.evaluation import EvaluationRecord, ScoreValue
 from bench_common.reports.records import Outcome, subdomain
-from bench_common.reports.response_checks import ResponseChecks
+from bench_common.reports.response_checks import ResponseChecks, check_response
 from bench_common.reports.stats import Buckets, mean, rate
 
 LATENCY_BUCKETS = Buckets(
@@ -28,13 +28,39 @@ EXAMPLES_PER_CHECK = 10
 
 
 class Observation(NamedTuple):
-    """One evaluation as the analytics see it."""
+    """One evaluation as the analytics see it: the facts they read, not the record, so a
+    report kept between requests (the api's) holds no prompt or response through them."""
 
-    record: EvaluationRecord
+    sample_id: str
+    epoch: int
+    score: ScoreValue
     status: Outcome
+    answer: str | None
+    target: str | None
+    latency_ms: int | None
+    subdomain: str | None
     response_chars: int
     reasoning_chars: int
     checks: ResponseChecks
+
+
+def observe(
+    record: EvaluationRecord, status: Outcome, response: str, reasoning: str
+) -> Observation:
+    """The observation of one evaluation, given its outcome, response and reasoning."""
+    return Observation(
+        sample_id=record.sample_id,
+        epoch=record.epoch,
+        score=record.score,
+        status=status,
+        answer=record.answer,
+        target=record.target,
+        latency_ms=record.latency_ms,
+        subdomain=subdomain(record),
+        response_chars=len(response),
+        reasoning_chars=len(reasoning),
+        checks=check_response(response),
+    )
 
 
 def _tally(statuses: Counter[str]) -> dict[str, Any]:
@@ -60,9 +86,9 @@ def latency_buckets(observations: Sequence[Observation]) -> list[dict[str, Any]]
     """Scored evaluations by model latency (skipped and unmeasured ones excluded)."""
     return _bucketed(
         (
-            (o.record.latency_ms, o.status)
+            (o.latency_ms, o.status)
             for o in observations
-            if o.status != "skipped" and o.record.latency_ms is not None
+            if o.status != "skipped" and o.latency_ms is not None
         ),
         LATENCY_BUCKETS,
     )
@@ -81,7 +107,7 @@ def by_question(observations: Sequence[Observation]) -> dict[str, list[Observati
     """Observations grouped by sample id, in sample order."""
     groups: dict[str, list[Observation]] = defaultdict(list)
     for o in observations:
-        groups[o.record.sample_id].append(o)
+        groups[o.sample_id].append(o)
     return groups
 
 
@@ -127,7 +153,7 @@ def _problems(o: Observation) -> tuple[bool, ...]:
     c = o.checks
     return (
         c.empty_response,
-        not o.record.answer,
+        not o.answer,
         c.missing_final_answer_line,
         c.multiple_answer_declarations,
         c.repetition_loop,
@@ -149,7 +175,7 @@ def response_quality(observations: Sequence[Observation]) -> dict[str, Any]:
             if present:
                 counts[i] += 1
                 if len(examples[i]) < EXAMPLES_PER_CHECK:
-                    examples[i].append({"sampleId": o.record.sample_id, "epoch": o.record.epoch})
+                    examples[i].append({"sampleId": o.sample_id, "epoch": o.epoch})
     checks = {
         key: {"label": label, "count": n, "rate": rate(n, scored), "examples": found}
         for (key, label), n, found in zip(_LABELS.items(), counts, examples, strict=True)
@@ -160,16 +186,12 @@ def response_quality(observations: Sequence[Observation]) -> dict[str, Any]:
 def _difficulty(group: list[Observation]) -> dict[str, Any]:
     statuses = Counter(o.status for o in group)
     scored = len(group) - statuses["skipped"]
-    latencies = [
-        o.record.latency_ms
-        for o in group
-        if o.status != "skipped" and o.record.latency_ms is not None
-    ]
-    first = group[0].record
-    answers = Counter(o.record.answer or "none" for o in group if o.status != "skipped")
+    latencies = [o.latency_ms for o in group if o.status != "skipped" and o.latency_ms is not None]
+    first = group[0]
+    answers = Counter(o.answer or "none" for o in group if o.status != "skipped")
     return {
         "sampleId": first.sample_id,
-        "subdomain": subdomain(first),
+        "subdomain": first.subdomain,
         "accuracy": statuses["correct"] / scored if scored else None,
         "observations": scored,
         "correct": statuses["correct"],
@@ -195,11 +217,11 @@ def epoch_trends(observations: Sequence[Observation]) -> list[dict[str, Any]]:
     """Per epoch: accuracy, skipped and unanswered counts, average latency and lengths."""
     per_epoch: dict[int, list[Observation]] = defaultdict(list)
     for o in observations:
-        per_epoch[o.record.epoch].append(o)
+        per_epoch[o.epoch].append(o)
     trends = []
     for epoch, group in sorted(per_epoch.items()):
         scored = [o for o in group if o.status != "skipped"]
-        latencies = [o.record.latency_ms for o in scored if o.record.latency_ms is not None]
+        latencies = [o.latency_ms for o in scored if o.latency_ms is not None]
         counts = _tally(Counter(o.status for o in group))
         trends.append(
             {

@@ -10,6 +10,9 @@ from bench_common.reports.records import Outcome, subdomain
 
 LETTERS = ("A", "B", "C", "D")
 _INSTRUCTION_START = "Answer the following multiple choice question."
+PARSED_KEYS = ("question", "choices", "correctAnswerText")
+"""Item keys whose values come from the question's parsed prompt (in item order): the report
+parses one prompt per question and every epoch of the question shows that parse."""
 
 
 class ParsedPrompt(NamedTuple):
@@ -62,19 +65,27 @@ def report_item(
         response: the model's final message; reasoning: its exposed reasoning.
     """
     target = record.target or None
+    question, choices, answer_text = parsed_values(parsed, target)
     return {
         "sampleId": record.sample_id,
         "epoch": record.epoch,
         "status": status,
         "latencyMs": record.latency_ms,
         "prompt": record.input,
-        "question": parsed.question,
-        "choices": parsed.choices,
+        "question": question,
+        "choices": choices,
         "modelAnswer": response,
         "extractedAnswer": record.answer,
         "correctAnswer": target,
-        "correctAnswerText": parsed.choices.get(target) if target else None,
+        "correctAnswerText": answer_text,
         "reasoning": reasoning or None,
         "scorerExplanation": record.explanation,
         "subdomain": subdomain(record),
     }
+
+
+def parsed_values(
+    parsed: ParsedPrompt, target: str | None
+) -> tuple[str, dict[str, str], str | None]:
+    """The values of `PARSED_KEYS` for a question's parse and an evaluation's target."""
+    return parsed.question, parsed.choices, parsed.choices.get(target) if target else None

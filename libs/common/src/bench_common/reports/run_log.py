@@ -3,8 +3,18 @@ run's events.
 
 Lifecycle entries (accepted, admitted, started, every 10% of the evaluations, finished with its
 failure reason, archive upload) as the original writes them, plus what helps explain a failure:
-each evaluation that ended in a model or solver error, each failed request attempt and each
-retry. Events carry no credentials, so neither does the log.
+each evaluation that ended in a model or solver error and, more verbose, each failed request
+attempt and each retry. Events carry no credentials, so neither does the log.
+
+How much is shown follows the run's `logLevel` (`RunConfig.log_level`, the original's
+`LOG_LEVEL`); each level shows what the quieter ones show, plus:
+
+- below 0 (none): only the final entry (succeeded, failed with its reason, cancelled);
+- 0 (error): warnings and errors: a rejection, cancel and abort requests, failed evaluations,
+  archive failures;
+- 1 and 2 (info, the default): the lifecycle entries, milestones, uploads;
+- 3 (debug): each failed request attempt and each retry;
+- 4 and above (trace): each successful request attempt too.
 """
 
 from __future__ import annotations
@@ -35,6 +45,9 @@ from bench_common.events import (
 from bench_common.reports.summary import FAILURE_PREFIXES
 
 ERROR_TEXT_LIMIT = 500
+ALWAYS, ERROR, INFO, DEBUG, TRACE = -99, 0, 1, 3, 4
+"""The lowest log level showing an entry (see the module doc)."""
+DEFAULT_LOG_LEVEL = 2
 
 Line = tuple[str, str, dict[str, Any]]
 """(level, message, fields) of one log entry."""
@@ -95,26 +108,46 @@ def _lifecycle(event: Event) -> list[Line]:
     return [] if line is None else [line]
 
 
+def shown_from(event: Event, level: str) -> int:
+    """The lowest log level that shows an entry of `event` at `level` (warning, info...)."""
+    if isinstance(event, RunFinished):
+        return ALWAYS
+    if isinstance(event, RequestAttemptCompleted) and event.record.ok:
+        return TRACE
+    if isinstance(event, RequestAttemptStarted | RequestAttemptCompleted):
+        return DEBUG
+    return ERROR if level in {"warning", "error"} else INFO
+
+
 def run_log_lines(events: Iterable[Event]) -> list[str]:
     """Render a run's events, oldest first, as JSON log lines (no trailing newlines).
 
     Each line is `{"timestamp", "level", "message", "runId", "event", ...fields}` with
-    camelCase fields; `timestamp` is the event's time (UTC, milliseconds, `Z`).
+    camelCase fields; `timestamp` is the event's time (UTC, milliseconds, `Z`). What is shown
+    follows the log level of the run's `RunRequested` (the first event of a run; the default
+    until it is seen).
 
     Args:
         events: one run's events in stream order (others are rendered too, under their own
             run id, so pass one run's history).
     """
     progress = _Progress()
+    log_level = DEFAULT_LOG_LEVEL
     out: list[str] = []
     for event in events:
         if isinstance(event, SampleCompleted):
             lines = progress.add(event)
+        elif isinstance(event, RequestAttemptStarted | RequestAttemptCompleted):
+            lines = _lifecycle(event) if log_level >= DEBUG else []
         else:
+            if isinstance(event, RunRequested) and event.config.log_level is not None:
+                log_level = event.config.log_level
             if isinstance(event, RunStarted) and not progress.total:
                 progress.total = event.total_evaluations
             lines = _lifecycle(event)
         for level, message, fields in lines:
+            if log_level < shown_from(event, level):
+                continue
             entry = {
                 "timestamp": _time(event.occurred_at),
                 "level": level,
@@ -150,7 +183,12 @@ def _finished(e: RunFinished) -> Line:
 def _attempt_completed(e: RequestAttemptCompleted) -> Line | None:
     r = e.record
     if r.ok:
-        return None
+        return ("info", "Request attempt completed", {
+            "requestId": r.request_id, "callId": r.call_id, "attempt": r.attempt,
+            "sampleId": r.sample_id, "epoch": r.epoch, "status": r.status,
+            "durationMs": r.duration_ms, "timeToFirstOutputMs": r.time_to_first_output_ms,
+            "totalTokens": r.usage.total_tokens if r.usage else None,
+        })  # fmt: skip
     return ("warning", "Request attempt failed", {
         "requestId": r.request_id, "callId": r.call_id, "attempt": r.attempt,
         "sampleId": r.sample_id, "epoch": r.epoch, "status": r.status,
@@ -224,4 +262,4 @@ _RENDERERS: dict[type[Event], Callable[[Any], Line | None]] = {
         _fields(requestedBy=e.requested_by),
     ),
 }
-"""Events that make a log line (or may: attempts only when they failed or are retries)."""
+"""Events that make a log line (or may: first attempts are never shown, see `shown_from`)."""

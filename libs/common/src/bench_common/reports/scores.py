@@ -4,11 +4,21 @@ Wilson interval), without the usage and extractor folds the reports do not need.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from bench_common.aggregation import Interval, question_accuracy, wilson_interval
 from bench_common.evaluation import EvaluationRecord
 from bench_common.usage import Usage
+
+
+class Scored(Protocol):
+    """What scoring reads of an evaluation (a record, or a report's observation of one)."""
+
+    @property
+    def sample_id(self) -> str: ...
+
+    @property
+    def score(self) -> str: ...
 
 
 class Scores(NamedTuple):
@@ -29,7 +39,7 @@ class Scores(NamedTuple):
         return self.evaluations - self.completed_evaluations
 
 
-def fold_scores(ordered: Sequence[EvaluationRecord]) -> Scores:
+def fold_scores(ordered: Sequence[Scored]) -> Scores:
     """Scores of records already de-duplicated (`records.unique_records`)."""
     by_question: dict[str, list[bool]] = {}
     completed = correct = 0

@@ -1,10 +1,11 @@
 """BENCH_EVENTS as the REST API reads and writes it: one run's events, published facts.
 
 Reads use a short-lived ephemeral pull consumer filtered to one subject (one event type of one
-run, or the whole run), without acks. The consumer's pending count, taken before the first
-fetch, says exactly how many events to read, so a read never waits on an idle timeout and an
+run, or the whole run), without acks. The consumer's pending count, returned when it is
+created, says exactly how many events to read, so a read never waits on an idle timeout and an
 empty answer costs two round trips. Several event types are read by one consumer each and
-merged in stream order.
+merged in stream order. Messages are pulled batch by batch (`event_pull`). A claim-checked
+`SampleCompleted` comes back with its whole record (`bench_common.claim_checks`).
 """
 
 from __future__ import annotations
@@ -12,48 +13,54 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import heapq
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 import nats.errors
-from nats.js import JetStreamContext
+from nats.aio.client import Client as NatsClient
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from bench_api.adapters.event_pull import IN_FLIGHT, Raw, pulled_batches
 from bench_api.errors import UnavailableError
+from bench_api.gc_pause import collector_paused
 from bench_common.bus import last_event, publish
+from bench_common.claim_checks import BlobStore, JetStreamBlobs, with_full_records
 from bench_common.envelope import STREAM_EVENTS, Event, decode_event, run_filter, subject_for
-from bench_common.events import RunRequested
+from bench_common.events import RunRequested, SampleCompleted
 
-FETCH_BATCH = 1000
-FETCH_TIMEOUT_S = 5.0
 INACTIVE_THRESHOLD_S = 30.0
 """A consumer left behind by a dropped request is removed by the server after this."""
-
-Raw = tuple[int, str, bytes]
-"""(stream sequence, subject, body) of one stored event."""
+NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
 
 def _unavailable(exc: Exception) -> UnavailableError:
     return UnavailableError(f"the event stream (NATS) is unavailable: {type(exc).__name__}")
 
 
+def _decoded(raw: Sequence[Raw]) -> list[tuple[int, Event]]:
+    with collector_paused():  # see gc_pause: thousands of events allocate a lot
+        return [(seq, decode_event(subject, data)) for seq, subject, data in raw]
+
+
 class NatsRunEvents:
     """`RunEvents` over JetStream."""
 
-    def __init__(self, js: JetStreamContext) -> None:
-        self._js = js
+    def __init__(self, nc: NatsClient, blobs: BlobStore | None = None) -> None:
+        self._nc = nc
+        self._js = nc.jetstream()
+        self._blobs = blobs or JetStreamBlobs(self._js)
 
     async def publish(self, event: Event) -> None:
         """Record a fact (through the one publish path)."""
         try:
             await publish(self._js, event)
-        except (nats.errors.Error, TimeoutError, OSError) as exc:
+        except NATS_ERRORS as exc:
             raise _unavailable(exc) from exc
 
     async def requested(self, run_id: str) -> RunRequested | None:
         """The run's `RunRequested`, or None when the stream has none."""
         try:
             return await last_event(self._js, RunRequested, run_id)
-        except (nats.errors.Error, TimeoutError, OSError) as exc:
+        except NATS_ERRORS as exc:
             raise _unavailable(exc) from exc
 
     async def read(
@@ -66,8 +73,31 @@ class NatsRunEvents:
     ) -> list[tuple[int, Event]]:
         """The run's events of `types` (every event when None) after `after_seq`, oldest
         first, at most `limit`."""
-        raw = await self.read_raw(run_id, types, after_seq=after_seq, limit=limit)
-        return [(seq, decode_event(subject, data)) for seq, subject, data in raw]
+        found = _decoded(await self.read_raw(run_id, types, after_seq=after_seq, limit=limit))
+        return await self._whole(found)
+
+    async def batches(
+        self, run_id: str, event_type: type[Event], *, after_seq: int = 0
+    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
+        """The run's events of `event_type` after `after_seq`, oldest first, a batch at a time
+        as they arrive (the next batch is on its way while the caller handles one)."""
+        subject = subject_for(event_type, run_id)
+        try:
+            async with contextlib.aclosing(self._subject(subject, after_seq, None)) as raw:
+                async for batch in raw:
+                    yield await self._whole(_decoded(batch))
+        except NATS_ERRORS as exc:
+            raise _unavailable(exc) from exc
+
+    async def _whole(self, found: list[tuple[int, Event]]) -> list[tuple[int, Event]]:
+        """`found` with every claim-checked record fetched back (nothing to do for most)."""
+        if not any(isinstance(e, SampleCompleted) and e.blobs for _, e in found):
+            return found
+        try:
+            events = await with_full_records([e for _, e in found], self._blobs)
+        except NATS_ERRORS as exc:
+            raise _unavailable(exc) from exc
+        return [(seq, event) for (seq, _), event in zip(found, events, strict=True)]
 
     async def read_raw(
         self,
@@ -82,36 +112,44 @@ class NatsRunEvents:
             [run_filter(run_id)] if types is None else [subject_for(t, run_id) for t in types]
         )
         try:
-            parts = await asyncio.gather(
-                *(self._read_subject(s, after_seq=after_seq, limit=limit) for s in subjects)
-            )
-        except (nats.errors.Error, TimeoutError, OSError) as exc:
+            parts = await asyncio.gather(*(self._read(s, after_seq, limit) for s in subjects))
+        except NATS_ERRORS as exc:
             raise _unavailable(exc) from exc
         merged = list(heapq.merge(*parts, key=lambda item: item[0]))
         return merged if limit is None else merged[:limit]
 
-    async def _read_subject(self, subject: str, *, after_seq: int, limit: int | None) -> list[Raw]:
+    async def _read(self, subject: str, after_seq: int, limit: int | None) -> list[Raw]:
+        found: list[Raw] = []
+        async with contextlib.aclosing(self._subject(subject, after_seq, limit)) as raw:
+            async for batch in raw:
+                found += batch
+        return found
+
+    async def _subject(
+        self, subject: str, after_seq: int, limit: int | None
+    ) -> AsyncGenerator[list[Raw], None]:
+        """One subject's messages after `after_seq` (at most `limit`), batch by batch."""
         config = ConsumerConfig(
             ack_policy=AckPolicy.NONE,
             deliver_policy=DeliverPolicy.BY_START_SEQUENCE if after_seq else DeliverPolicy.ALL,
             opt_start_seq=after_seq + 1 if after_seq else None,
+            filter_subject=subject,
             inactive_threshold=INACTIVE_THRESHOLD_S,
-            max_waiting=1,
+            max_waiting=IN_FLIGHT,
         )
-        sub = await self._js.pull_subscribe(subject, stream=STREAM_EVENTS, config=config)
-        info = await sub.consumer_info()
+        info = await self._js.add_consumer(STREAM_EVENTS, config)
         try:
             wanted = int(info.num_pending or 0)
             if limit is not None:
                 wanted = min(wanted, limit)
-            found: list[Raw] = []
-            while len(found) < wanted:
-                batch = min(FETCH_BATCH, wanted - len(found))
-                msgs = await sub.fetch(batch, timeout=FETCH_TIMEOUT_S)
-                found += [(int(m.metadata.sequence.stream), m.subject, m.data) for m in msgs]
-            return found
+            if wanted:
+                pulled = pulled_batches(
+                    self._nc, stream=STREAM_EVENTS, consumer=info.name, wanted=wanted
+                )
+                async with contextlib.aclosing(pulled) as batches:
+                    async for batch in batches:
+                        yield batch
         finally:
-            await sub.unsubscribe()
             with contextlib.suppress(nats.errors.Error, TimeoutError):
                 # Not left for the inactivity sweep: a busy api would pile them up.
                 await self._js.delete_consumer(STREAM_EVENTS, info.name)

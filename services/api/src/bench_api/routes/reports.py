@@ -2,46 +2,43 @@
 `GET /results` and `GET /summary` across runs.
 
 A finished run's reports are rendered once and cached (`ReportCache`); the summary reads the
-projected evaluations, the GPQA report needs prompts and responses and so reads the run's
-`SampleCompleted` events (or, once archived, the archived report).
+projected evaluations, the GPQA report needs prompts and responses and so folds the run's
+`SampleCompleted` events (`GpqaReports`; once archived, the archived report is served).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from bench_api.context import ApiContext
+from bench_api.context import ApiContext, report_key
 from bench_api.cross_run import results_entry, summary_markdown
 from bench_api.deps import Context, KnownRun
 from bench_api.errors import ApiError
+from bench_api.gpqa_reports import GPQA, REPORT_KIND
 from bench_api.rest_ports import Row
 from bench_api.routes import delivery
 from bench_api.routes.delivery import DownloadFlag, wants_download
 from bench_api.run_defaults import default_temperature
 from bench_api.run_files import config_of
 from bench_api.run_view import is_archived, is_final, iso
-from bench_common.evaluation import EvaluationRecord
-from bench_common.reports import gpqa_report, summary, tau_airline_report
+from bench_common.reports import summary, tau_airline_report
 
 router = APIRouter(tags=["reports"])
 
-GPQA = "gpqa_diamond"
 TAU_AIRLINE = "tau_bench_verified_airline"
 JSON_TYPE = "application/json"
 Filter = Annotated[str | None, Query(max_length=256)]
 
 
-def _cache_key(row: Row, kind: str) -> tuple[str, str, int]:
-    return (str(row["id"]), kind, int(row.get("last_event_seq") or 0))
-
-
-async def _cached(context: ApiContext, row: Row, kind: str, build: Any) -> bytes:
+async def _cached(
+    context: ApiContext, row: Row, kind: str, build: Callable[[], Awaitable[bytes]]
+) -> bytes:
     """A finished run's rendered report from the cache, else rendered now (and kept)."""
-    key = _cache_key(row, kind)
+    key = report_key(row, kind)
     body = context.reports.get(key) if is_final(row) else None
     if body is None:
         body = await build()
@@ -81,7 +78,7 @@ async def _benchmark_report(
     *,
     benchmark: str,
     kind: str,
-    build_report: Callable[[list[EvaluationRecord]], dict[str, Any]],
+    render: Callable[[ApiContext, str], Awaitable[bytes | None]],
 ) -> Response:
     """A benchmark-specific report: the archived file once archived, else built from events."""
     run_id = str(row["id"])
@@ -96,10 +93,10 @@ async def _benchmark_report(
         return await delivery.stream_archived(context, run_id, path, media_type=JSON_TYPE)
 
     async def build() -> bytes:
-        records = await context.records.records(run_id, context.events)
-        if not records:
+        body = await render(context, run_id)
+        if body is None:
             raise ApiError(422, f"run {run_id} has no scored evaluations to report yet", id=run_id)
-        return json.dumps(build_report(records), ensure_ascii=False).encode()
+        return body
 
     body = await _cached(context, row, kind, build)
     if wants_download(download):
@@ -113,8 +110,20 @@ async def run_gpqa_report(
 ) -> Response:
     """Every evaluation (question, choices, answers, reasoning, latency) plus `analytics`."""
     return await _benchmark_report(
-        row, context, download, benchmark=GPQA, kind="gpqa-report", build_report=gpqa_report
+        row, context, download, benchmark=GPQA, kind=REPORT_KIND, render=_gpqa_body
     )
+
+
+async def _gpqa_body(context: ApiContext, run_id: str) -> bytes | None:
+    """A GPQA run's report as served, or None while it has no evaluation."""
+    return await context.gpqa_reports.body(run_id, context.events)
+
+
+async def _tau_body(context: ApiContext, run_id: str) -> bytes | None:
+    records = await context.records.records(run_id, context.events)
+    if not records:
+        return None
+    return json.dumps(tau_airline_report(records), ensure_ascii=False).encode()
 
 
 @router.get("/runs/{run_id}/tau-airline-report", response_class=Response)
@@ -128,7 +137,7 @@ async def run_tau_airline_report(
         download,
         benchmark=TAU_AIRLINE,
         kind="tau-airline-report",
-        build_report=tau_airline_report,
+        render=_tau_body,
     )
 
 

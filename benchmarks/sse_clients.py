@@ -7,6 +7,9 @@ Protocol with the driver: argv `--port P --clients N [--raw]`, token in `BENCH_S
 prints `ready` once the N all-runs streams are open, reads the run id from stdin, opens the
 run's N streams, waits for `stop` on stdin (the run finished), then prints one JSON line: per
 stream, its kind and frames `[stream code, seq, receive time (-1 before ready), occurred_at]`.
+
+A frame's receive time is `time.time()` taken when a read returned the bytes that complete it;
+frames are parsed only after `stop` (see `Stream`).
 """
 
 from __future__ import annotations
@@ -27,24 +30,59 @@ import uvloop
 
 TOKEN = os.environ.get("BENCH_SSE_TOKEN", "")
 LIVE_EVENT = b"request_attempt_progressed"
+MARK = 16
+"""Bytes of the previous read kept to find a marker split between two reads."""
 
 
 @dataclass
 class Stream:
-    """What one SSE connection received: (stream code, seq, receive time, occurred_at)."""
+    """One SSE connection: what it received, kept raw until the run is over.
+
+    While the run goes, a read costs one clock reading, two `bytes.find` and an append: the
+    frames are parsed only after `stop`, so the clients' parsing does not compete for the
+    CPU with the stack they measure (on a 2-core machine it would, and the figures would
+    include it). Each block keeps the time its bytes reached this process.
+    """
 
     kind: str
-    frames: list[tuple[str, int, float, float]] = field(default_factory=list)
+    blocks: list[tuple[float, bytes]] = field(default_factory=list)
     ready: bool = False
     finished: asyncio.Event = field(default_factory=asyncio.Event)
-    results: int = 0
     ended_early: bool = False
-    last_state: dict[str, Any] = field(default_factory=dict)
+    _tail: bytes = b""
+
+    def received(self, data: bytes, now: float) -> None:
+        """Keep `data` (read at `now`); note `ready` and the run's end as they pass."""
+        # A marker may straddle two reads: look at the end of the previous read too.
+        seen = self._tail + data
+        if not self.ready:
+            ready = seen.find(b"event: ready\n")
+            if ready < 0:
+                self.blocks.append((-1.0, data))  # the history sent on connect: not measured
+                self._tail = seen[-MARK:]
+                return
+            split = max(0, ready - len(self._tail))
+            self.blocks.append((-1.0, data[:split]))
+            self.ready = True
+            data = data[split:]
+        self.blocks.append((now, data))
+        if seen.find(b"run_finished") >= 0:
+            self.finished.set()
+        self._tail = seen[-MARK:]
 
     def summary(self) -> dict[str, Any]:
+        """Parse what was kept: frames `[stream code, seq, receive time, occurred_at]`."""
+        parsed = Parsed()
+        buffer = b""
+        for now, data in self.blocks:
+            buffer += data
+            end = buffer.rfind(b"\n\n")
+            if end >= 0:
+                parsed.handle(buffer[: end + 2], now)
+                buffer = buffer[end + 2 :]
         return {
-            "kind": self.kind, "frames": self.frames, "results": self.results,
-            "ended_early": self.ended_early, "last_state": self.last_state,
+            "kind": self.kind, "frames": parsed.frames, "results": parsed.results,
+            "ended_early": self.ended_early, "last_state": parsed.last_state,
         }  # fmt: skip
 
 
@@ -57,44 +95,36 @@ FRAME = re.compile(
 )
 
 
-def handle(block: bytes, stream: Stream, now: float) -> None:
-    """Every complete frame of `block`, found with one regular-expression pass (the clients
-    share the machine with the stack: their own cost must stay small)."""
-    if not stream.ready:
-        ready = block.find(b"event: ready\n")
-        if ready >= 0:
-            handle(block[:ready], stream, -1.0)
-            stream.ready = True
-            block = block[ready:]
-    received = now if stream.ready else -1.0
-    for match in FRAME.finditer(block):
-        event, inner, seq, at = match.groups()
-        if event == b"run":  # the all-runs stream: {"event","seq","at","run"}
-            stream.frames.append(("E", int(seq), received, _at(at)))
-            stream.results += inner == b"sample_completed"
-            if inner == b"run_finished":
-                start = block.index(b"data: ", match.start()) + 6
-                body = json.loads(block[start : block.index(b"\n", start)])
-                stream.last_state = body["run"]
-                stream.finished.set()
-            continue
-        stream.frames.append(("L" if event == LIVE_EVENT else "E", int(seq), received, _at(at)))
-        if event == b"run_finished":
-            stream.finished.set()
+@dataclass
+class Parsed:
+    """The frames of one stream, parsed after the run."""
+
+    frames: list[tuple[str, int, float, float]] = field(default_factory=list)
+    results: int = 0
+    last_state: dict[str, Any] = field(default_factory=dict)
+
+    def handle(self, block: bytes, received: float) -> None:
+        """Every complete frame of `block`, all read at `received` (-1: before `ready`)."""
+        for match in FRAME.finditer(block):
+            event, inner, seq, at = match.groups()
+            if event == b"run":  # the all-runs stream: {"event","seq","at","run"}
+                self.frames.append(("E", int(seq), received, _at(at)))
+                self.results += inner == b"sample_completed"
+                if inner == b"run_finished":
+                    start = block.index(b"data: ", match.start()) + 6
+                    self.last_state = json.loads(block[start : block.index(b"\n", start)])["run"]
+                continue
+            code = "L" if event == LIVE_EVENT else "E"
+            self.frames.append((code, int(seq), received, _at(at)))
 
 
 async def follow(client: httpx.AsyncClient, url: str, stream: Stream, stop: asyncio.Event) -> None:
     headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "text/event-stream"}
-    buffer = b""
     try:
         async with client.stream("GET", url, headers=headers) as response:
             assert response.status_code == 200, response.status_code
             async for chunk in response.aiter_raw():
-                buffer += chunk
-                end = buffer.rfind(b"\n\n")
-                if end >= 0:
-                    handle(buffer[: end + 2], stream, time.time())
-                    buffer = buffer[end + 2 :]
+                stream.received(chunk, time.time())
     except (httpx.HTTPError, asyncio.CancelledError):
         pass
     if not stop.is_set():
@@ -137,14 +167,11 @@ async def follow_raw(port: int, url: str, stream: Stream, stop: asyncio.Event) -
     try:
         head = await reader.readuntil(b"\r\n\r\n")
         assert b" 200 " in head.split(b"\r\n", 1)[0], head[:100]
-        state, rest, buffer = [0], b"", b""
+        state, rest = [0], b""
         while chunk := await reader.read(262144):
+            now = time.time()
             payload, rest = dechunk(rest + chunk, state)
-            buffer += payload
-            end = buffer.rfind(b"\n\n")
-            if end >= 0:
-                handle(buffer[: end + 2], stream, time.time())
-                buffer = buffer[end + 2 :]
+            stream.received(payload, now)
     except (OSError, asyncio.IncompleteReadError, asyncio.CancelledError):
         pass
     finally:

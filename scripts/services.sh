@@ -1,6 +1,6 @@
 # Sourced by scripts/test.sh: make sure what the integration, e2e and browser tests need is
 # installed and running. On this project's machines NATS and MariaDB are already running and
-# Chromium may be missing; on a bare Debian/Ubuntu machine (as root) everything is installed
+# Chromium and Firefox (the dashboard's browser tests) may be missing; on a bare Debian/Ubuntu machine (as root) everything is installed
 # from the distribution. Tests start their own private nats-server and create their own
 # databases, so nothing here touches existing data.
 
@@ -8,6 +8,7 @@ _need_apt=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || _need_apt+=(nats-server)
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || command -v mysqld >/dev/null 2>&1 || _need_apt+=(mariadb-server)
 [ -x /usr/bin/chromium ] || _need_apt+=(chromium)
+[ -x /usr/bin/firefox-esr ] || _need_apt+=(firefox-esr)
 if [ ${#_need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${_need_apt[*]} from the distribution" >&2

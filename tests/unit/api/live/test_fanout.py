@@ -8,8 +8,9 @@ import random
 import pytest
 
 from bench_api.live.cursor import Cursor
-from bench_api.live.fanout import Subscriber, Topic, deliver, wire_bytes
+from bench_api.live.fanout import Topic, deliver, wire_bytes
 from bench_api.live.frames import Frame, control, frame, with_id
+from bench_api.live.subscriber import Subscriber
 from bench_common.envelope import STREAM_EVENTS as E
 from bench_common.envelope import STREAM_LIVE as L
 
@@ -186,3 +187,48 @@ def test_clients_in_step_share_the_encoded_bytes_and_others_get_the_same_ids() -
     ids = [p.split(b"\n", 1)[0] for p in others]
     assert ids == [b"id: 9-2", b"id: 12-2", b"id: 12-3"]  # events 2 it already had
     assert cursor == Cursor(12, 3)
+
+
+def test_a_client_at_the_same_position_as_the_topic_shares_its_bytes_too() -> None:
+    # The all-runs topic moves past messages that make no frame: a client that joined after
+    # them (or is one frame behind them) is at the topic's position under another object.
+    topic = Topic(floor=Cursor(100), ready_frame=READY)
+    topic.publish(f(E, 101))
+    before_skips = topic.position
+    topic.advance(E, 105)
+    joined_later = topic.position
+    topic.publish(f(E, 106))
+    item = topic.join(Cursor(100)).backlog[-1]
+    for cursor in (before_skips, joined_later, Cursor(101), Cursor(105)):
+        parts, after = wire_bytes([item], cursor)
+        assert parts[0] is item.wire and after is item.after
+    parts, after = wire_bytes([item], Cursor(106))
+    assert parts == [] and after == Cursor(106)  # already had it
+
+
+async def test_writes_are_paced_to_one_per_slot_and_every_subscriber_wakes_together() -> None:
+    interval = 0.2
+    loop = asyncio.get_running_loop()
+    subscribers = [Subscriber(write_interval_s=interval) for _ in range(3)]
+    for subscriber in subscribers:
+        subscriber.push(f(E, 1))  # nothing written in this slot yet: awake at once
+    assert [len(await s.wait(1)) for s in subscribers] == [1, 1, 1]
+    written_in = loop.time() // interval
+    for subscriber in subscribers:
+        subscriber.push(f(E, 2))
+        subscriber.push(f(E, 3))
+    woken = await asyncio.gather(*(s.wait(1) for s in subscribers))
+    assert [len(frames) for frames in woken] == [2, 2, 2]  # the burst in one write each
+    assert loop.time() >= (written_in + 1) * interval  # at the next slot, not before
+
+
+async def test_closing_a_paced_subscriber_wakes_its_writer_at_once() -> None:
+    subscriber = Subscriber(write_interval_s=30.0)
+    subscriber.push(f(E, 1))
+    assert len(await subscriber.wait(1)) == 1
+    subscriber.push(f(E, 2))  # the next write may come only in 30 s
+    waiting = asyncio.create_task(subscriber.wait(60))
+    await asyncio.sleep(0)
+    subscriber.close("stopping")
+    assert await asyncio.wait_for(waiting, 1) == []
+    assert subscriber.closed == "stopping"

@@ -13,67 +13,15 @@ holding the server's memory; the client reconnects with its `Last-Event-ID` and 
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bench_api.live.cursor import Cursor
 from bench_api.live.frames import CONTROL, Frame, with_id
+from bench_api.live.subscriber import Subscriber
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
-MAX_QUEUE_BYTES = 32 * 1024 * 1024
-
-
-class Subscriber:
-    """One open stream's queue of frames not yet written."""
-
-    def __init__(self, *, max_bytes: int = MAX_QUEUE_BYTES) -> None:
-        self._frames: deque[Frame] = deque()
-        self._bytes = 0
-        self._max_bytes = max_bytes
-        self._wake = asyncio.Event()
-        self.closed: str | None = None
-        """Why the topic stopped feeding this subscriber (None while it is fed)."""
-
-    def push(self, item: Frame) -> None:
-        """Queue a frame; past the byte limit, close instead (the client resumes later)."""
-        self.extend([item], item.size)
-
-    def extend(self, items: list[Frame], size: int) -> None:
-        """Queue frames (`size` bytes in all) with one wake-up."""
-        if self.closed is not None:
-            return
-        self._frames.extend(items)
-        self._bytes += size
-        if self._bytes > self._max_bytes:
-            self.close("this client read too slowly; reconnect with Last-Event-ID")
-        self._wake.set()
-
-    def close(self, reason: str) -> None:
-        """Stop feeding; the reader sees `closed` once its queue is drained."""
-        if self.closed is None:
-            self.closed = reason
-            self._frames.clear()
-            self._bytes = 0
-        self._wake.set()
-
-    def take(self) -> list[Frame]:
-        """Every queued frame (possibly none), oldest first."""
-        frames = list(self._frames)
-        self._frames.clear()
-        self._bytes = 0
-        self._wake.clear()
-        return frames
-
-    async def wait(self, timeout: float) -> list[Frame]:
-        """The queued frames, waiting up to `timeout` seconds for at least one."""
-        if not self._frames and self.closed is None:
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
-            except TimeoutError:
-                return []
-        return self.take()
 
 
 @dataclass(frozen=True)
@@ -164,9 +112,10 @@ class Topic:
         for subscriber in self._subscribers:
             subscriber.push(self.ready_frame)
 
-    def join(self, cursor: Cursor) -> Join:
-        """Register a client whose stream is at `cursor` (no await: nothing slips between)."""
-        subscriber = Subscriber()
+    def join(self, cursor: Cursor, *, write_interval_s: float = 0.0) -> Join:
+        """Register a client whose stream is at `cursor` (no await: nothing slips between);
+        its writer is woken at most once per `write_interval_s` (see `Subscriber`)."""
+        subscriber = Subscriber(write_interval_s=write_interval_s)
         if self.closed is not None:
             subscriber.close(self.closed)
         else:
@@ -209,18 +158,27 @@ def deliver(frames: Iterable[Frame], cursor: Cursor) -> tuple[list[tuple[Frame, 
 def wire_bytes(frames: Iterable[Frame], cursor: Cursor) -> tuple[list[bytes], Cursor]:
     """What a client at `cursor` is sent for `frames`, and its cursor afterwards.
 
-    A client in step with the topic (at the frame's `before`) gets the frame's shared bytes;
+    A client whose id after a frame is the topic's (`after`) gets the frame's shared bytes;
     any other gets the same body under its own id (see `deliver`).
     """
     parts: list[bytes] = []
     for item in frames:
-        if item.wire is not None and item.after is not None and item.before == cursor:
+        after = item.after
+        if item.wire is not None and after is not None and item.before is cursor:
+            # In step with the topic, the common case: `cursor` is the very object the
+            # topic stamped as `before`, so no arithmetic at all.
             parts.append(item.wire)
-            cursor = item.after
+            cursor = after
             continue
         if item.stream != CONTROL:
             if cursor.covers(item.stream, item.seq):
                 continue
             cursor = cursor.advance(item.stream, item.seq)
-        parts.append(with_id(item.body, cursor))
+        if item.wire is not None and after is not None and cursor == after:
+            # The same position under another object: a client that joined the all-runs
+            # topic after messages that made no frame (the topic moved past them), say.
+            parts.append(item.wire)
+            cursor = after
+        else:
+            parts.append(with_id(item.body, cursor))
     return parts, cursor

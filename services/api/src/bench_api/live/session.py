@@ -3,7 +3,6 @@ client's cursor, `ready`, then new frames as they come, with keepalives while id
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Hashable, Iterable
 
 from bench_api.live.cursor import Cursor
@@ -13,6 +12,7 @@ from bench_api.live.hub import LiveHub
 
 KEEPALIVE_S = 15.0
 WRITE_INTERVAL_S = 0.05
+"""Each client is written at most once per this many seconds (a frame waits at most this)."""
 CHUNK_BYTES = 256 * 1024
 REPLAY_BATCH = 500
 
@@ -47,7 +47,7 @@ async def stream_topic(
     handle = await hub.acquire(key)
     if cursor is None:
         cursor = handle.topic.position
-    join = handle.topic.join(cursor)
+    join = handle.topic.join(cursor, write_interval_s=WRITE_INTERVAL_S)
     try:
         yield PREAMBLE
         for stream, after, upto in join.replay:
@@ -69,21 +69,14 @@ async def stream_topic(
             chunks, cursor = encode([handle.topic.ready_frame], cursor)
             for chunk in chunks:
                 yield chunk
-        loop = asyncio.get_running_loop()
-        last_write = 0.0
         while True:
+            # Woken at most once per WRITE_INTERVAL_S (see `Subscriber`): a burst goes out in
+            # one chunk, and a client costs the server per write far more than per frame.
             frames = await join.subscriber.wait(keepalive_s)
             if frames:
-                # At most one write per interval: a burst goes out in one chunk, and a client
-                # costs the server per write far more than per frame.
-                pause = last_write + WRITE_INTERVAL_S - loop.time()
-                if pause > 0:
-                    await asyncio.sleep(pause)
-                    frames += join.subscriber.take()
                 chunks, cursor = encode(frames, cursor)
                 for chunk in chunks:
                     yield chunk
-                last_write = loop.time()
             elif join.subscriber.closed is not None:
                 return
             else:

@@ -3,6 +3,7 @@
 
 import { api, auth } from "./api.js";
 import { $, toast } from "./dom.js";
+import { ModelHistory } from "./history.js";
 import { RunsView } from "./runs.js";
 import { LiveStream } from "./sse.js";
 import { StartDialog } from "./start.js";
@@ -14,11 +15,13 @@ let runsStream = null;
 let runsView = null;
 let detail = null;
 let startDialog = null;
+let modelHistory = null;
 let rememberedSecret = "";
 
 function showLogin(message = "") {
   if (runsStream) runsStream.stop();
   if (detail) detail.close();
+  if ($("history-dialog").open) $("history-dialog").close();
   started = false;
   for (const id of ["runs-view", "run-view", "start-run", "sign-out"]) $(id).hidden = true;
   $("login").hidden = false;
@@ -118,6 +121,7 @@ function onRunsEvent(name, data) {
   if (name !== "run") return;
   runsView.applyLive(data);
   detail.applyLive(data);
+  modelHistory.applyLive(data);
 }
 
 async function start() {
@@ -134,8 +138,9 @@ async function start() {
   $("start-run").hidden = false;
   $("sign-out").hidden = false;
   if (!runsView) {
-    runsView = new RunsView({ open: openRun, actions });
+    runsView = new RunsView({ open: openRun, actions, showHistory: (run, button) => modelHistory.show(run, button) });
     runsView.setBenchmarks(config.benchmarks);
+    modelHistory = new ModelHistory({ open: openRun, benchmarkName: (id) => runsView.names?.[id] || id });
     detail = new RunDetail({ actions, onLiveState: (which, state) => setLive(which, state) });
     startDialog = new StartDialog({
       config,
@@ -152,7 +157,7 @@ async function start() {
       if (status !== 401) toast(`Live updates stopped: ${message}`);
     },
   }).start();
-  window.__bench = { runsStream, detail: () => detail, runsView };
+  window.__bench = { runsStream, detail: () => detail, runsView, modelHistory };
   route();
 }
 

@@ -63,8 +63,9 @@ export function durationOf(run) {
 }
 
 export class RunsView {
-  constructor({ open, actions }) {
+  constructor({ open, actions, showHistory }) {
     this.open = open; // (runId) => void
+    this.showHistory = showHistory; // (run, button) => void: the "Model history" drawer
     this.actions = actions; // {cancel(run), toggleDisabled(run), retry(run)}
     this.page = 1;
     this.totalPages = 1;
@@ -184,7 +185,7 @@ export class RunsView {
       h("td", {}, link, h("span", { class: "sub" }, copy)),
       h("td", {}, fmt.date(run.startedAt || run.createdAt),
         h("span", { class: "sub duration", dataset: { live: ACTIVE.has(run.status) ? "1" : "" }, text: duration === null ? "" : fmt.duration(duration) })),
-      h("td", {}, h("span", { class: "mono", text: run.model || "–" }),
+      h("td", {}, this.modelButton(run),
         h("span", { class: "sub", text: `${this.names?.[run.benchmark] || run.benchmark || ""} · ${fmt.host(run.baseUrl)}` }),
         run.triggeredByEmail ? h("span", { class: "sub", text: run.triggeredByEmail }) : null),
       h("td", { class: "status-cell" }, statusBadge(run), failureBlock(run)),
@@ -192,6 +193,14 @@ export class RunsView {
       h("td", { class: "num quality", text: run.qualityScore === null || run.qualityScore === undefined ? "–" : fmt.pct(run.qualityScore) }),
       h("td", {}, rowActions(run, this.actions, this.open)),
     );
+  }
+
+  modelButton(run) {
+    if (!run.model) return h("span", { class: "mono", text: "–" });
+    const benchmark = this.names?.[run.benchmark] || run.benchmark || "";
+    return h("button", { type: "button", class: "link mono model-history", text: run.model,
+      title: `Model history of ${run.model} on ${benchmark}`, "aria-label": `Model history: ${run.model} on ${benchmark}`,
+      "aria-haspopup": "dialog", onclick: (e) => this.showHistory(run, e.currentTarget) });
   }
 
   tick() {

@@ -17,17 +17,7 @@ from bench_common.claim_checks import (
 from bench_common.evaluation import EvaluationRecord
 from bench_common.events import RunCounts, RunFinished, SampleCompleted
 from bench_common.usage import Usage
-
-
-class MemoryBlobs:
-    def __init__(self) -> None:
-        self.objects: dict[str, bytes] = {}
-
-    async def put(self, name: str, data: bytes) -> None:
-        self.objects[name] = data
-
-    async def get(self, name: str) -> bytes:
-        return self.objects[name]  # KeyError is a LookupError, as the port says
+from tests.support.blobs import MemoryBlobs
 
 
 def record(text_bytes: int, *, metadata_bytes: int = 0) -> EvaluationRecord:

@@ -123,16 +123,3 @@ class FakeEngine:
         session = FakeSession(self.items)
         self.sessions.append(session)
         return session
-
-
-class FakeBlobs:
-    """An in-memory object store (`BlobStore`)."""
-
-    def __init__(self) -> None:
-        self.objects: dict[str, bytes] = {}
-
-    async def put(self, name: str, data: bytes) -> None:
-        self.objects[name] = data
-
-    async def get(self, name: str) -> bytes:
-        return self.objects[name]

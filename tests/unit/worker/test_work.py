@@ -17,7 +17,8 @@ from bench_common.events import (
 from bench_runner.worker.opening import OpenRun, RunOver
 from bench_runner.worker.sessions import SessionCache
 from bench_runner.worker.work import WorkCore
-from tests.unit.worker.fakes import FakeBlobs, FakePublisher, FakeSession, config, samples
+from tests.support.blobs import MemoryBlobs
+from tests.unit.worker.fakes import FakePublisher, FakeSession, config, samples
 
 
 def item(sample: int = 1, epoch: int = 0, run_id: str = "r1") -> SampleDispatched:
@@ -41,7 +42,7 @@ class Harness:
                 return over
             return OpenRun(run_id, config(), self.session, {s.id: s for s in self.session.samples})
 
-        self.blobs = FakeBlobs()
+        self.blobs = MemoryBlobs()
         self.core = WorkCore(
             blobs=self.blobs,
             claim_threshold=claim_threshold,

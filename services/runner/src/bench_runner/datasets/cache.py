@@ -136,20 +136,24 @@ class DatasetCache:
             "rows_sha256": _rows_digest(encoded),
             "rows": encoded,
         }
-        data = json.dumps(document, ensure_ascii=False).encode("utf-8")
-        # mkstemp creates the file 0600, so the rows are never readable by others.
-        fd, temp_name = tempfile.mkstemp(prefix=".rows-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp_name, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp_name)
-            raise
+        write_private(path, json.dumps(document, ensure_ascii=False).encode("utf-8"))
         return path
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically (temporary file, fsync, rename), readable by the owner
+    only: mkstemp creates the file 0600, so a gated dataset is never readable by others."""
+    fd, temp_name = tempfile.mkstemp(prefix=".part-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
 
 
 def make_private_dirs(directory: Path) -> None:

@@ -13,9 +13,7 @@ errors, 408, 429, 5xx) are retried with jittered backoff that honours `Retry-Aft
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
-import os
 import random
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -26,7 +24,7 @@ import aiohttp
 import structlog
 
 from bench_runner.benchmarks.tau_airline.data import EXPECTED_SHA256, DataError, read_bundle
-from bench_runner.datasets.cache import make_private_dirs
+from bench_runner.datasets.cache import make_private_dirs, write_private
 from bench_runner.datasets.hf_rows import RetryPolicy
 
 DATA_URL_ENV = "BENCH_TAU_AIRLINE_DATA_URL"
@@ -103,7 +101,7 @@ class BundleDownloader:
             else:
                 await asyncio.to_thread(make_private_dirs, directory)
             for name, data in files.items():
-                await asyncio.to_thread(_write_private, directory / name, data)
+                await asyncio.to_thread(write_private, directory / name, data)
         except OSError as exc:
             raise DataError(f"cannot write the downloaded TAU airline data: {exc}") from exc
         log.info("tau airline data downloaded", base_url=base_url, directory=str(directory))
@@ -160,18 +158,3 @@ def _retry_after(value: str | None) -> float | None:
         return max(0.0, float(value or ""))
     except ValueError:
         return None
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Write atomically, owner-only (mkstemp creates 0600)."""
-    fd, temp_name = tempfile.mkstemp(prefix=".part-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise

@@ -37,7 +37,7 @@ def run_accuracy(run: RunState) -> float | None:
     return accuracy if scored else None
 
 
-def _outcome(run: RunState, counts: RunCounts) -> Outcome | None:
+def _outcome(run: RunState) -> Outcome | None:
     if run.cancel_requested:
         return decide_outcome(expected=run.total, completed=0, skipped=0, cancelled=True)
     if run.abort_reason is not None:
@@ -54,6 +54,7 @@ def _outcome(run: RunState, counts: RunCounts) -> Outcome | None:
         )
     if len(run.scores) < run.total:
         return None
+    counts = run_counts(run)
     return decide_outcome(expected=run.total, completed=counts.completed, skipped=counts.skipped)
 
 
@@ -62,13 +63,16 @@ def decide_finish(run: RunState) -> RunFinished | None:
 
     Pure. The event id is derived from the run, so a scheduler that restarts after deciding
     but before recording it publishes the same fact again and JetStream drops the copy.
+    Called on every event of a run, so it costs O(1) until the run is over: counting the
+    scores on each call made a run of n evaluations cost O(n²) (a third of the scheduler's
+    CPU on a 4,096-evaluation run).
     """
     if not run.active:
         return None
-    counts = run_counts(run)
-    outcome = _outcome(run, counts)
+    outcome = _outcome(run)
     if outcome is None:
         return None
+    counts = run_counts(run)
     return RunFinished(
         event_id=deterministic_event_id(run.run_id, "finished"),
         run_id=run.run_id,

@@ -33,10 +33,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 
 import asyncmy
 import nats
 from nats.js import JetStreamContext
+
+# Benchmarks are scripts; the test helpers live with the tests at the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_common.attempts import AttemptCompleted, AttemptStarted
 from bench_common.bus import ensure_streams, publish
@@ -56,6 +60,7 @@ from bench_common.events import (
 )
 from bench_common.run_config import RunConfig
 from bench_common.usage import Usage
+from tests.support.stack import API_EXTRA_ENV
 
 SAMPLES_PER_RUN = [198]
 """Evaluations per synthetic run (GPQA Diamond's 198 by default; `--samples-per-run`)."""
@@ -154,15 +159,28 @@ class Projector:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        # a file, not a pipe: nobody reads the api's output while it runs
+        self.output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench_api"], env=self.env, stderr=subprocess.DEVNULL
+            [sys.executable, "-m", "bench_api"],
+            env=self.env,
+            stdout=self.output,
+            stderr=subprocess.STDOUT,
         )
+
+    def check_alive(self) -> None:
+        """Stop the benchmark with the api's own words when it exited (bad settings...)."""
+        if self.process is not None and self.process.poll() is not None:
+            self.output.seek(0)
+            said = self.output.read().decode(errors="replace")[-2000:]
+            raise SystemExit(f"the api exited with code {self.process.returncode}: {said}")
 
     def stop(self) -> None:
         if self.process is not None:
             self.process.send_signal(signal.SIGTERM)
             self.process.wait(15)
             self.process = None
+            self.output.close()
 
 
 class PositionWatch:
@@ -260,7 +278,9 @@ async def main(rate: int, seconds: float, backlog: int) -> None:
         nc = await nats.connect(url)
         js = nc.jetstream()
         await ensure_streams(js)
-        service_env = {**os.environ, **env, "MYSQL_DATABASE": database, "NATS_URL": url}
+        service_env = {
+            **os.environ, **env, **API_EXTRA_ENV, "MYSQL_DATABASE": database, "NATS_URL": url,
+        }  # fmt: skip
         service_env["BENCH_API_PORT"] = str(free_port())
         projector = Projector(service_env)
         projector.start()
@@ -269,6 +289,7 @@ async def main(rate: int, seconds: float, backlog: int) -> None:
         watching = None
         try:
             while True:  # the service creates the tables at start
+                projector.check_alive()
                 try:
                     watching = asyncio.create_task(watch.run(stop))
                     await asyncio.sleep(0.5)

@@ -12,8 +12,9 @@ How much is shown follows the run's `logLevel` (`RunConfig.log_level`, the origi
 - below 0 (none): only the final entry (succeeded, failed with its reason, cancelled);
 - 0 (error): warnings and errors: a rejection, cancel and abort requests, failed evaluations,
   archive failures;
-- 1 and 2 (info, the default): the lifecycle entries, milestones, uploads;
-- 3 (debug): each failed request attempt and each retry;
+- 1 and 2 (info): the lifecycle entries, milestones, uploads;
+- 3 (debug, the default): each failed request attempt and each retry, as `bench run` warns of
+  each retry on stderr (they are what explains a slow or failing run);
 - 4 and above (trace): each successful request attempt too.
 """
 
@@ -47,7 +48,7 @@ from bench_common.reports.summary import FAILURE_PREFIXES
 ERROR_TEXT_LIMIT = 500
 ALWAYS, ERROR, INFO, DEBUG, TRACE = -99, 0, 1, 3, 4
 """The lowest log level showing an entry (see the module doc)."""
-DEFAULT_LOG_LEVEL = 2
+DEFAULT_LOG_LEVEL = 3
 
 Line = tuple[str, str, dict[str, Any]]
 """(level, message, fields) of one log entry."""

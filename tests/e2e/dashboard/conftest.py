@@ -5,7 +5,6 @@ browser context: its own session storage)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ import pytest_asyncio
 from aiohttp import web
 from playwright.async_api import Browser, Page, async_playwright
 
-from tests.support.services import free_port
+from tests.support.services import free_port, unavailable
 from tests.support.stack import API_EXTRA_ENV, ManagedStack
 
 CHROMIUM = "/usr/bin/chromium"
@@ -31,27 +30,6 @@ CATALOG_TOKEN = "e2e-catalog-token-9d1c"
 ARTIFACTS = Path(__file__).parents[3] / "test-artifacts" / "dashboard"
 FAKE_DELAY_S = 4.0
 """Seconds per fake response: long enough to watch tokens arrive (progress at most 1/s)."""
-
-
-class DashboardStack(ManagedStack):
-    """The managed stack with the api's "OpenRouter" preset pointing at the fake model and its
-    catalog at a local fake, so the start dialog's model list is exercised end to end."""
-
-    api_extra: dict[str, str]
-
-    def _plan_services(self) -> None:
-        super()._plan_services()
-        self.services["api"].env.update(self.api_extra)
-
-    @property
-    def url(self) -> str:
-        """The api's base URL."""
-        return f"http://127.0.0.1:{self.api_port}"
-
-    @property
-    def model_url(self) -> str:
-        """The fake model's base URL."""
-        return f"http://127.0.0.1:{self.model_port}/v1"
 
 
 async def _fake_catalog() -> tuple[web.AppRunner, str]:
@@ -71,16 +49,16 @@ async def _fake_catalog() -> tuple[web.AppRunner, str]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[DashboardStack]:
+async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ManagedStack]:
     """One stack for the module (two runners, 60 invented questions, 4 s responses)."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    """The managed stack with the api's "OpenRouter" preset pointing at the fake model and its
+    catalog at a local fake, so the start dialog's model list is exercised end to end."""
     catalog, catalog_url = await _fake_catalog()
     workdir = tmp_path_factory.mktemp("dashboard-stack")
-    started = DashboardStack(
+    started = ManagedStack(
         workdir=workdir, runners=2, dataset_rows=60, fake_delay_s=FAKE_DELAY_S, fake_tokens=40
     )
-    started.api_extra = {
+    started.api_env = {
         "BENCH_OPENROUTER_INFERENCE_URL": started.model_url,
         "BENCH_OPENROUTER_MODEL_CATALOG_URL": catalog_url,
         "OPENROUTER_MODEL_CATALOG_TOKEN": CATALOG_TOKEN,
@@ -96,7 +74,7 @@ async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Dashb
 async def browser() -> AsyncIterator[Browser]:
     """Headless Debian Chromium (never a downloaded browser)."""
     if shutil.which(CHROMIUM) is None:
-        pytest.skip(f"{CHROMIUM} is not installed")
+        unavailable(f"{CHROMIUM} is not installed (apt-get install chromium)")
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS

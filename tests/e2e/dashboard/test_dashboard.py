@@ -20,19 +20,18 @@ from bench_common.events import RequestAttemptCompleted, RequestAttemptStarted, 
 from tests.e2e.dashboard.conftest import (
     RUN_SECRET,
     TOKEN,
-    DashboardStack,
     PageProblems,
     screenshot,
 )
-from tests.support.stack import API_KEY
+from tests.support.stack import API_KEY, ManagedStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(150)]
 PageFixture = tuple[Page, PageProblems]
 
 
-async def sign_in(page: Page, stack: DashboardStack) -> None:
+async def sign_in(page: Page, stack: ManagedStack) -> None:
     """Open `/`, type the token into the focused field, press Enter."""
-    await page.goto(stack.url + "/")
+    await page.goto(stack.api_url + "/")
     assert page.url.endswith("/gpqa-benchmarks")
     token_box = page.get_by_role("textbox", name="API token")
     await expect(token_box).to_be_focused()
@@ -105,12 +104,12 @@ async def progress_value(page: Page) -> float:
     return float(value or 0)
 
 
-async def attempts_started(stack: DashboardStack, run_id: str) -> int:
+async def attempts_started(stack: ManagedStack, run_id: str) -> int:
     return len(await stack.events_of(run_id, RequestAttemptStarted))
 
 
 async def test_start_watch_stream_cancel_reload_and_resume(
-    stack: DashboardStack, page: PageFixture
+    stack: ManagedStack, page: PageFixture
 ) -> None:
     tab, _ = page
     await sign_in(tab, stack)
@@ -205,7 +204,7 @@ async def test_start_watch_stream_cancel_reload_and_resume(
     await tab.get_by_label("Status").select_option("cancelled")
     await expect(tab.locator("#runs-body tr")).to_have_count(1)
     await screenshot(tab, "06-runs-filtered")
-    await tab.goto(f"{stack.url}/gpqa-benchmarks?runId={run_id}")
+    await tab.goto(f"{stack.api_url}/gpqa-benchmarks?runId={run_id}")
     await expect(tab.locator("#run-title")).to_contain_text(run_id)
     finished_first = await stack.wait_finished(run_id)
     assert finished_first.status == "succeeded"
@@ -224,7 +223,7 @@ async def _progress_at_least(page: Page, percent: float) -> bool:
 
 
 async def test_the_runs_list_updates_live_and_every_control_is_labelled(
-    stack: DashboardStack, page: PageFixture
+    stack: ManagedStack, page: PageFixture
 ) -> None:
     tab, _ = page
     await sign_in(tab, stack)

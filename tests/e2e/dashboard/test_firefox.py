@@ -22,8 +22,9 @@ import pytest
 import pytest_asyncio
 
 from tests.e2e.dashboard.bidi import FIREFOX, Firefox
-from tests.e2e.dashboard.conftest import ARTIFACTS, TOKEN, DashboardStack
+from tests.e2e.dashboard.conftest import ARTIFACTS, TOKEN
 from tests.support.services import unavailable
+from tests.support.stack import ManagedStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(150)]
 ESCAPE = "\ue00c"
@@ -56,8 +57,8 @@ def row(run_id: str) -> str:
     return f"document.querySelector('#runs-body tr[data-run-id={json.dumps(run_id)}]')"
 
 
-async def test_the_dashboard_works_in_firefox(stack: DashboardStack, firefox: Firefox) -> None:
-    await firefox.goto(stack.url + "/")
+async def test_the_dashboard_works_in_firefox(stack: ManagedStack, firefox: Firefox) -> None:
+    await firefox.goto(stack.api_url + "/")
     assert await firefox.evaluate("location.pathname") == "/gpqa-benchmarks"
     await until(firefox, "document.activeElement && document.activeElement.id === 'token-input'")
     await firefox.evaluate(

@@ -21,9 +21,9 @@ from bench_cli.submit import request_admission
 from bench_common.commands import AdmissionRequest
 from bench_common.ids import new_id
 from bench_runner.fake_model import FakeModelServer, RecordedRequest, Reply
-from tests.e2e.dashboard.conftest import DashboardStack, screenshot
+from tests.e2e.dashboard.conftest import screenshot
 from tests.e2e.dashboard.test_dashboard import PageFixture, sign_in, unnamed_controls
-from tests.support.stack import API_KEY
+from tests.support.stack import API_KEY, ManagedStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(150)]
 
@@ -43,7 +43,7 @@ def salted_answer(request: RecordedRequest) -> Reply:
 
 
 async def finished_run(
-    stack: DashboardStack, model: FakeModelServer, salt: int, email: str, **extra: int
+    stack: ManagedStack, model: FakeModelServer, salt: int, email: str, **extra: int
 ) -> tuple[str, float | None]:
     """Admit a run of MODEL through the scheduler as `email`, wait for it; (id, accuracy)."""
     base_url = model.base_url.replace("/v1", f"/salt-{salt}/v1")
@@ -74,7 +74,7 @@ async def shown_runs(page: Page) -> list[str]:
     return ids
 
 
-async def test_model_history_drawer_by_keyboard(stack: DashboardStack, page: PageFixture) -> None:
+async def test_model_history_drawer_by_keyboard(stack: ManagedStack, page: PageFixture) -> None:
     tab, _ = page
     async with FakeModelServer(salted_answer, api_key=API_KEY) as model:
         first, q1 = await finished_run(stack, model, 11, CANARY)

@@ -4,6 +4,7 @@ after), a private nats-server per test, and helpers to run the projector against
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
@@ -28,12 +29,12 @@ TABLES = ("runs", "evaluations", "request_attempts")
 DONE_QUESTIONS = "COUNT(DISTINCT CASE WHEN e.score <> 'S' THEN e.sample_id END)"
 
 
-@pytest.fixture
-async def mysql_settings() -> AsyncIterator[MysqlSettings]:
-    """Settings of a new, empty database `bench_test_<random>` on the test server."""
+@contextlib.asynccontextmanager
+async def scratch_database(prefix: str = "bench_test") -> AsyncIterator[MysqlSettings]:
+    """A new, empty database `<prefix>_<random>` on the test server, dropped afterwards."""
     silence_driver_notes()
     base = mysql_base()
-    name = f"bench_test_{secrets.token_hex(6)}"
+    name = f"{prefix}_{secrets.token_hex(6)}"
     try:
         admin = await asyncmy.connect(
             host=base.host, port=base.port, user=base.user, password=base.password,
@@ -53,6 +54,13 @@ async def mysql_settings() -> AsyncIterator[MysqlSettings]:
         async with admin.cursor() as cursor:
             await cursor.execute(f"DROP DATABASE IF EXISTS {name}")
         admin.close()
+
+
+@pytest.fixture
+async def mysql_settings() -> AsyncIterator[MysqlSettings]:
+    """Settings of a new, empty database on the test server (dropped after the test)."""
+    async with scratch_database() as settings:
+        yield settings
 
 
 @pytest.fixture

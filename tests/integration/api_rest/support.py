@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -26,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from bench_api.adapters.artifact_http import HttpArtifactFetcher
 from bench_api.adapters.control import NatsAdmission, NatsArtifactLinks
-from bench_api.adapters.mysql import close_pool, open_pool, silence_driver_notes
+from bench_api.adapters.mysql import close_pool, open_pool
 from bench_api.adapters.run_events import NatsRunEvents
 from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
@@ -44,39 +43,12 @@ from bench_common.commands import (
 from bench_common.envelope import SUBJECT_ADMIT, SUBJECT_ARTIFACT_URL, deterministic_event_id
 from bench_common.events import RunAdmitted, RunRejected, RunRequested
 from tests.integration.api.conftest import RunningProjector, build_projector
-from tests.support.services import free_port, mysql_base, unavailable
+from tests.support.services import free_port
 
 TOKEN = "it-token-3b8e61c0f2"
 SECRET = "it-run-secret-a94d07"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 AUTH_AND_SECRET = {**AUTH, "X-Bench-Run-Secret": SECRET}
-
-
-@contextlib.asynccontextmanager
-async def scratch_database() -> AsyncIterator[MysqlSettings]:
-    """A new, empty database on the test server, dropped afterwards."""
-    silence_driver_notes()
-    base = mysql_base()
-    name = f"bench_rest_{secrets.token_hex(6)}"
-    try:
-        admin = await asyncmy.connect(
-            host=base.host, port=base.port, user=base.user, password=base.password,
-            connect_timeout=3, autocommit=True,
-        )  # fmt: skip
-    except (OSError, asyncmy.errors.Error) as exc:
-        unavailable(f"MariaDB at {base.host}:{base.port} unreachable: {exc}")
-        raise AssertionError("unreachable") from exc
-    async with admin.cursor() as cursor:
-        await cursor.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4")
-    try:
-        yield MysqlSettings(
-            host=base.host, port=base.port, user=base.user, password=base.password,
-            database=name, ssl_mode="disabled",
-        )  # fmt: skip
-    finally:
-        async with admin.cursor() as cursor:
-            await cursor.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.close()
 
 
 @dataclass

@@ -20,12 +20,11 @@ from bench_api.app import create_app
 from bench_api.auth import AccessPolicy
 from bench_api.context import ApiContext
 from bench_api.projector import ProjectorStatus
-from tests.integration.api.conftest import publish_all
+from tests.integration.api.conftest import publish_all, scratch_database
 from tests.integration.api_rest.support import (
     AUTH_AND_SECRET,
     SECRET,
     TOKEN,
-    scratch_database,
     served_api,
 )
 from tests.support.projection_events import synthetic_run

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from bench_archiver.settings import ArchiverSettings, settings_problem
+from bench_archiver.settings import ArchiverSettings
+from bench_common.settings import settings_problem
 
 FULL = {
     "SPACES_ENDPOINT": "https://nyc3.digitaloceanspaces.com",
@@ -35,7 +36,7 @@ def test_missing_settings_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     env = {k: v for k, v in FULL.items() if k not in {"SPACES_BUCKET", "SPACES_REGION"}}
     with pytest.raises(ValidationError) as caught:
         _load(monkeypatch, env)
-    assert settings_problem(caught.value) == "missing SPACES_BUCKET, SPACES_REGION"
+    assert settings_problem(caught.value) == "SPACES_REGION is not set; SPACES_BUCKET is not set"
 
 
 def test_placeholder_secret_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

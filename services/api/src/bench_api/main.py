@@ -55,6 +55,7 @@ from bench_api.settings import (
 from bench_api.warm_up import warm_up
 from bench_common.bus import ensure_streams
 from bench_common.logging import configure_logging
+from bench_common.settings import settings_problem
 
 log = structlog.get_logger("bench_api")
 GRACEFUL_SHUTDOWN_S = 3
@@ -82,16 +83,8 @@ class SettingsError(Exception):
 
 
 def settings_error(exc: ValidationError, prefix: str) -> SettingsError:
-    """Turn pydantic's report into one line per environment variable."""
-    lines = []
-    for error in exc.errors():
-        name = prefix + "_".join(str(p) for p in error["loc"]).upper() if error["loc"] else ""
-        if error["type"] == "missing":
-            lines.append(f"{name} is not set")
-        else:
-            message = error["msg"].removeprefix("Value error, ")
-            lines.append(f"{name}: {message}".strip(": "))
-    return SettingsError("; ".join(lines))
+    """Pydantic's report as one line per environment variable (see `settings_problem`)."""
+    return SettingsError(settings_problem(exc, prefix))
 
 
 def load_settings() -> tuple[ApiSettings, MysqlSettings, ProjectorSettings]:

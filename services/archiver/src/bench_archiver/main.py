@@ -30,12 +30,13 @@ from bench_archiver.adapters.staging import Staging
 from bench_archiver.archiving import Archiver
 from bench_archiver.downloads import ManifestCache
 from bench_archiver.handlers import Handlers
-from bench_archiver.settings import ArchiverSettings, settings_problem
+from bench_archiver.settings import ArchiverSettings
 from bench_archiver.uploading import UploadPolicy
 from bench_common.bus import ensure_streams
 from bench_common.envelope import SUBJECT_ARTIFACT_URL
 from bench_common.lifecycle import stop_on_signals
 from bench_common.logging import configure_logging
+from bench_common.settings import settings_problem
 
 log = structlog.get_logger("bench_archiver")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, field_validator
 
 from bench_common.settings import ServiceSettings
 
@@ -65,21 +65,3 @@ class ArchiverSettings(ServiceSettings):
     @classmethod
     def _clean_prefix(cls, value: str) -> str:
         return value.strip().strip("/")
-
-
-def settings_problem(exc: ValidationError) -> str:
-    """One line naming missing variables, then the other problems (never their values)."""
-    missing = sorted(
-        str(e["loc"][0]).upper() for e in exc.errors() if e["type"] == "missing" and e["loc"]
-    )
-    others = [
-        (f"{str(e['loc'][0]).upper()}: " if e["loc"] else "")
-        + e["msg"].removeprefix("Value error, ")
-        for e in exc.errors(include_input=False)
-        if e["type"] != "missing"
-    ]
-    parts = []
-    if missing:
-        parts.append(f"missing {', '.join(missing)}")
-    parts += others
-    return "; ".join(parts)

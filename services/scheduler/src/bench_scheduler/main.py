@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from bench_common.bus import ensure_streams
 from bench_common.lifecycle import stop_on_signals
 from bench_common.logging import configure_logging
+from bench_common.settings import settings_problem
 from bench_scheduler.adapters.event_feed import follow_events
 from bench_scheduler.adapters.jetstream import JetStreamEventLog, KvKeyStore, queued_work_ids
 from bench_scheduler.handlers import Scheduler, admission_router
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = SchedulerSettings()
     except ValidationError as exc:
-        sys.stderr.write(f"bench scheduler: invalid settings: {exc}\n")
+        sys.stderr.write(f"bench scheduler: invalid settings: {settings_problem(exc)}\n")
         return 2
     configure_logging(json_output=True)
     return asyncio.run(_run(settings))

@@ -21,6 +21,7 @@ from bench_common.bus import ensure_streams
 from bench_common.claim_checks import JetStreamBlobs
 from bench_common.events import RunAdmitted, SampleDispatched
 from bench_common.logging import configure_logging
+from bench_common.settings import settings_problem
 from bench_runner.worker.adapters.engine import EngineSessions
 from bench_runner.worker.adapters.jetstream import (
     JetStreamEvents,
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = WorkerSettings()
     except ValidationError as exc:
-        sys.stderr.write(f"bench runner: invalid settings: {exc}\n")
+        sys.stderr.write(f"bench runner: invalid settings: {settings_problem(exc)}\n")
         return 2
     try:
         asyncio.run(_serve(settings))

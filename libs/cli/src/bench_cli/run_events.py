@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
-import signal
 import sys
 from typing import TextIO
 
@@ -18,6 +16,7 @@ from nats.js import JetStreamContext
 from bench_cli.connection import CommandError, connect, nats_url
 from bench_common.bus import run_history
 from bench_common.envelope import STREAM_EVENTS, check_token, subject_for
+from bench_common.lifecycle import on_signals
 
 
 async def print_events(
@@ -52,10 +51,7 @@ async def _main(run_id: str, *, follow: bool, url: str) -> int:
     task = asyncio.ensure_future(
         print_events(nc.jetstream(), run_id, follow=follow, out=sys.stdout)
     )
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, task.cancel)
+    on_signals(task.cancel)
     try:
         count = await task
     except asyncio.CancelledError:

@@ -12,11 +12,12 @@ import argparse
 import asyncio
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
+
+from bench_common.lifecycle import stop_on_signals
 
 # service command -> how many to start ("runner" is scaled by --runners)
 SERVICES: tuple[str, ...] = ("scheduler", "runner", "api", "archiver", "sandbox")
@@ -124,12 +125,7 @@ async def _up(runners: int, out: TextIO) -> int:
     services, notes = plan_stack(COMMANDS, runners=runners)
     for note in notes:
         out.write(f"[stack] {note}\n")
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    return await run_stack(services, stop=stop, out=out)
+    return await run_stack(services, stop=stop_on_signals(), out=out)
 
 
 def main(argv: list[str]) -> int:

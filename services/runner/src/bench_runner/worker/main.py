@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 
 import nats
@@ -20,6 +19,7 @@ from pydantic import ValidationError
 from bench_common.bus import ensure_streams
 from bench_common.claim_checks import JetStreamBlobs
 from bench_common.events import RunAdmitted, SampleDispatched
+from bench_common.lifecycle import stop_on_signals
 from bench_common.logging import configure_logging
 from bench_common.settings import settings_problem
 from bench_runner.worker.adapters.engine import EngineSessions
@@ -143,12 +143,7 @@ async def run_worker(settings: WorkerSettings, *, stop: asyncio.Event) -> None:
 
 
 async def _serve(settings: WorkerSettings) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signum, stop.set)
-    await run_worker(settings, stop=stop)
+    await run_worker(settings, stop=stop_on_signals())
 
 
 def main(argv: list[str] | None = None) -> int:

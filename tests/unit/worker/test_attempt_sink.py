@@ -14,7 +14,8 @@ from bench_common.events import (
     RequestAttemptStarted,
 )
 from bench_runner.worker.adapters.attempt_sink import EventAttemptSink, attempt_event
-from tests.unit.worker.fakes import FakePublisher
+from bench_runner.worker.adapters.engine import DrainingSession
+from tests.unit.worker.fakes import FakePublisher, FakeSession, samples
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 IDENTITY = {
@@ -128,3 +129,17 @@ async def test_drain_gives_up_after_its_timeout() -> None:
     publisher.release.set()
     await sink.drain()
     assert sink.pending == 0
+
+
+async def test_closing_a_session_waits_for_its_attempt_records() -> None:
+    publisher = SlowPublisher()
+    sink = EventAttemptSink(publisher, run_id="r1")
+    engine_session = FakeSession(samples(1))
+    session = DrainingSession(engine_session, sink)
+    await sink.record(AttemptStarted(**IDENTITY))
+    closing = asyncio.ensure_future(session.close())
+    await asyncio.sleep(0.05)
+    assert not closing.done() and not engine_session.closed  # the record is not on the stream
+    publisher.release.set()
+    await asyncio.wait_for(closing, timeout=1)
+    assert engine_session.closed and len(publisher.events) == 1

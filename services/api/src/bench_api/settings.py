@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
+from bench_api.run_defaults import SIMULATOR_BASE_URL, SIMULATOR_MODEL
 from bench_common.settings import ServiceSettings
 
 SslMode = Literal["required", "verify-ca", "disabled"]
@@ -146,12 +147,12 @@ class SimulatorSettings(ServiceSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True)
 
     base_url: str = Field(
-        default="https://inference.do-ai.run/v1",
+        default=SIMULATOR_BASE_URL,
         pattern=r"^https?://[^\s]+$",
         validation_alias="TAU_AIRLINE_USER_SIMULATOR_BASE_URL",
     )
     model: str = Field(
-        default="openai-gpt-5.4-mini",
+        default=SIMULATOR_MODEL,
         min_length=1,
         validation_alias="TAU_AIRLINE_USER_SIMULATOR_MODEL",
     )

@@ -1,8 +1,8 @@
 """Projection lag and projector throughput, against a private nats-server and MariaDB.
 
 The projector runs as the real service process (`python -m bench_api`). Events are those of
-managed runs (per evaluation: SampleDispatched, SampleStarted, RequestAttemptStarted,
-RequestAttemptCompleted, SampleCompleted; plus each run's lifecycle events).
+managed runs (`tests.support.projection_events.synthetic_run`: per evaluation
+SampleDispatched, SampleStarted, the attempts, SampleCompleted; plus each run's lifecycle).
 
   1. Lag: publish at RATE events/s for SECONDS; a separate MySQL connection polls the stored
      position every 2 ms (the position commits with the rows), so lag = first poll that sees
@@ -23,16 +23,13 @@ import asyncio
 import json
 import os
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncmy
@@ -42,74 +39,22 @@ from nats.js import JetStreamContext
 # Benchmarks are scripts; the test helpers live with the tests at the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_common.attempts import AttemptCompleted, AttemptStarted
 from bench_common.bus import ensure_streams, publish
 from bench_common.envelope import Event
-from bench_common.evaluation import EvaluationRecord
-from bench_common.events import (
-    RequestAttemptCompleted,
-    RequestAttemptStarted,
-    RunAdmitted,
-    RunCounts,
-    RunFinished,
-    RunRequested,
-    RunStarted,
-    SampleCompleted,
-    SampleDispatched,
-    SampleStarted,
-)
-from bench_common.run_config import RunConfig
-from bench_common.usage import Usage
+from tests.support.projection_events import synthetic_run
+from tests.support.services import free_port, mysql_base, private_nats
 from tests.support.stack import API_EXTRA_ENV
 
 SAMPLES_PER_RUN = [198]
 """Evaluations per synthetic run (GPQA Diamond's 198 by default; `--samples-per-run`)."""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def run_events(run_id: str) -> Iterator[Event]:
-    """One run (SAMPLES_PER_RUN samples x 1 epoch) as the services publish it."""
-    samples = SAMPLES_PER_RUN[0]
-    config = RunConfig(benchmark="gpqa_diamond", model="bench/model", epochs=1, concurrency=64)
-    yield RunRequested(run_id=run_id, config=config, triggered_by_email="bench@digitalocean.com")
-    yield RunAdmitted(run_id=run_id, active=1, max_active=8)
-    yield RunStarted(run_id=run_id, expected_samples=samples, total_evaluations=samples)
-    usage = Usage(input_tokens=400, output_tokens=900, total_tokens=1300, cost=0.002)
-    for i in range(samples):
-        sid, rid = f"rec{i:05d}", f"{run_id}-req-{i}"
-        now = datetime.now(UTC)
-        ident = {
-            "request_id": rid, "call_id": f"{run_id}-call-{i}", "session_id": run_id, "attempt": 1,
-            "model": "bench/model", "url": "http://127.0.0.1/v1/chat/completions",
-            "sample_id": sid, "epoch": 0, "started_at": now,
-        }  # fmt: skip
-        yield SampleDispatched(run_id=run_id, sample_id=sid, sample_index=i, epoch=0)
-        yield SampleStarted(run_id=run_id, sample_id=sid, epoch=0, runner_id="r1")
-        yield RequestAttemptStarted(run_id=run_id, record=AttemptStarted(**ident))
-        done = AttemptCompleted(
-            **ident, finished_at=now, duration_ms=500, status=200, ok=True, usage=usage,
-            time_to_first_output_ms=80, provider_name="DigitalOcean",
-        )  # fmt: skip
-        yield RequestAttemptCompleted(run_id=run_id, record=done)
-        record = EvaluationRecord(
-            sample_id=sid, sample_index=i, epoch=0, score="C" if i % 3 else "I", answer="B",
-            explanation="Answer: B", target="B", usage=usage, latency_ms=500,
-            metadata={"subdomain": "Physics", "extracted": {"strict": "B", "lenient": "B"}},
-        )  # fmt: skip
-        yield SampleCompleted(run_id=run_id, record=record, runner_id="r1")
-    counts = RunCounts(total=samples, completed=samples, correct=samples * 2 // 3)
-    yield RunFinished(run_id=run_id, status="succeeded", counts=counts, accuracy=2 / 3)
-
-
 def event_stream() -> Iterator[Event]:
     """Runs one after another, for as long as asked."""
     while True:
-        yield from run_events(f"lag-{secrets.token_hex(4)}")
+        yield from synthetic_run(
+            f"lag-{secrets.token_hex(4)}", samples=SAMPLES_PER_RUN[0], epochs=1
+        )
 
 
 @contextmanager
@@ -117,30 +62,16 @@ def nats_url() -> Iterator[str]:
     if os.environ.get("NATS_URL"):
         yield os.environ["NATS_URL"]
         return
-    binary = shutil.which("nats-server") or "/usr/sbin/nats-server"
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="bench-lag-nats-") as store:
-        server = subprocess.Popen(
-            [binary, "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", store],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            time.sleep(0.5)
-            yield f"nats://127.0.0.1:{port}"
-        finally:
-            server.terminate()
-            server.wait(10)
+    with private_nats() as server:
+        yield server.url
 
 
 def mysql_env() -> dict[str, str]:
+    base = mysql_base()
     return {
-        "MYSQL_HOST": os.environ.get("BENCH_TEST_MYSQL_HOST", "127.0.0.1"),
-        "MYSQL_PORT": os.environ.get("BENCH_TEST_MYSQL_PORT", "3306"),
-        "MYSQL_USER": os.environ.get("BENCH_TEST_MYSQL_USER", "root"),
-        "MYSQL_PASSWORD": os.environ.get("BENCH_TEST_MYSQL_PASSWORD", ""),
-        "MYSQL_SSL_MODE": "disabled",
-    }
+        "MYSQL_HOST": base.host, "MYSQL_PORT": str(base.port), "MYSQL_USER": base.user,
+        "MYSQL_PASSWORD": base.password, "MYSQL_SSL_MODE": "disabled",
+    }  # fmt: skip
 
 
 async def mysql_connect(env: dict[str, str], database: str | None = None) -> asyncmy.Connection:

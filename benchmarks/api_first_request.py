@@ -2,8 +2,9 @@
 `api_queries.py` and `api_report_cost.py`).
 
 The new process starts like `bench api` does (read pool, NATS, the app over the real adapters,
-then the start-up warm-up of `bench_api.warm_up` unless `--no-warm-up`) and times one request
-through the app (httpx over ASGI). It prints one JSON line: `{"ms", "bytes", "warm_up_ms"}`.
+then, unless `--no-warm-up`, the start-up warm-up of `bench_api.warm_up` and the heap freeze)
+and times one request through the app (httpx over ASGI). It prints one JSON line:
+`{"ms", "bytes", "warm_up_ms"}`.
 
 Usage: python benchmarks/api_first_request.py --path '/runs?view=page' [--nats URL]
        [--no-warm-up]   (MYSQL_* from the environment, as the api reads them)
@@ -33,6 +34,7 @@ from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
 from bench_api.auth import AccessPolicy
 from bench_api.context import ApiContext
+from bench_api.gc_pause import freeze_start_up_heap
 from bench_api.projector import ProjectorStatus
 from bench_api.settings import MysqlSettings
 from bench_api.warm_up import warm_up
@@ -77,8 +79,9 @@ async def _in_new_process(path: str, nats_url: str | None, warm: bool) -> dict[s
         )  # fmt: skip
         app = create_app(projector=ProjectorStatus(ready=True), context=context)
         started = time.perf_counter()
-        if warm:
+        if warm:  # as `bench api` starts (bench_api.main.prepare_caches)
             await warm_up(app, token=SecretStr(TOKEN), ready=lambda: True)
+            freeze_start_up_heap()
         warm_up_ms = (time.perf_counter() - started) * 1000
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:

@@ -65,6 +65,8 @@ class NatsServer:
     binary: str
     port: int
     store: Path
+    options: tuple[str, ...] = ()
+    """More command-line options (`--user u --pass p`, `-c file`, ...)."""
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -74,8 +76,9 @@ class NatsServer:
 
     def start(self) -> None:
         """Start (or start again, on the same port and store)."""
+        address = ["-a", "127.0.0.1", "-p", str(self.port)]
         self.process = subprocess.Popen(
-            [self.binary, "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store)],
+            [self.binary, *address, "-js", "-sd", str(self.store), *self.options],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -94,8 +97,9 @@ class NatsServer:
 
 
 @contextmanager
-def private_nats() -> Iterator[NatsServer]:
-    """A private nats-server for the duration of the block."""
+def private_nats(*options: str) -> Iterator[NatsServer]:
+    """A private nats-server for the duration of the block (`options`: more command-line
+    options)."""
     explicit = os.environ.get("BENCH_TEST_NATS_BINARY")
     binary = explicit or nats_binary()
     if binary is None:
@@ -104,7 +108,7 @@ def private_nats() -> Iterator[NatsServer]:
         )
         raise AssertionError("unreachable")
     with tempfile.TemporaryDirectory(prefix="bench-nats-") as store:
-        server = NatsServer(binary=binary, port=free_port(), store=Path(store))
+        server = NatsServer(binary=binary, port=free_port(), store=Path(store), options=options)
         server.start()
         try:
             yield server

@@ -4,6 +4,7 @@ stream order, from a sequence on, limited, and never leaving a consumer behind."
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import AsyncIterator
 
 import nats
@@ -53,15 +54,27 @@ async def test_reads_are_complete_ordered_merged_and_limited(events: NatsRunEven
     assert await events.read("nobody", [SampleCompleted]) == []
 
 
+async def batches_of(
+    events: NatsRunEvents, run_id: str, after_seq: int = 0
+) -> list[list[tuple[int, Event]]]:
+    """What `fold_batches` hands over (checking the collector is paused meanwhile)."""
+    found: list[list[tuple[int, Event]]] = []
+
+    def fold(batch: list[tuple[int, Event]]) -> None:
+        assert not gc.isenabled()
+        found.append(list(batch))
+
+    await events.fold_batches(run_id, SampleCompleted, fold, after_seq=after_seq)
+    assert gc.isenabled()
+    return found
+
+
 async def test_batches_arrive_in_order_and_no_consumer_is_left(events: NatsRunEvents) -> None:
-    sizes, seqs = [], []
-    async for batch in events.batches("big", SampleCompleted):
-        sizes.append(len(batch))
-        seqs += [seq for seq, _ in batch]
-    assert sizes == [BATCH, BATCH, SAMPLES - 2 * BATCH]
+    batches = await batches_of(events, "big")
+    assert [len(b) for b in batches] == [BATCH, BATCH, SAMPLES - 2 * BATCH]
+    seqs = [seq for batch in batches for seq, _ in batch]
     assert seqs == sorted(seqs) and len(seqs) == SAMPLES
-    async for batch in events.batches("big", SampleCompleted, after_seq=seqs[-2]):
-        assert [seq for seq, _ in batch] == seqs[-1:]
+    assert [[seq for seq, _ in b] for b in await batches_of(events, "big", seqs[-2])] == [seqs[-1:]]
     info = await events._js.stream_info(STREAM_EVENTS)
     assert info.state.consumer_count == 0
 
@@ -87,7 +100,6 @@ async def test_claim_checked_records_come_back_whole(restartable_nats: NatsServe
         [(_, read)] = await reader.read("claimed", [SampleCompleted])
         assert isinstance(read, SampleCompleted)
         assert read.record == whole
-        batches = [b async for b in reader.batches("claimed", SampleCompleted)]
-        assert batches[0][0][1] == read
+        assert (await batches_of(reader, "claimed"))[0][0][1] == read
     finally:
         await nc.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -123,12 +123,21 @@ class FakeEvents:
         ]
         return found if limit is None else found[:limit]
 
-    async def batches(
-        self, run_id: str, event_type: type[Event], *, after_seq: int = 0
-    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
+    async def fold_batches(
+        self,
+        run_id: str,
+        event_type: type[Event],
+        fold: Callable[[list[tuple[int, Event]]], None],
+        *,
+        after_seq: int = 0,
+    ) -> None:
         found = await self.read(run_id, [event_type], after_seq=after_seq)
         for first in range(0, len(found), self.batch_size):
-            yield found[first : first + self.batch_size]
+            self.before_batch(first // self.batch_size)
+            fold(found[first : first + self.batch_size])
+
+    def before_batch(self, index: int) -> None:
+        """Called before the `index`th batch is handed over (a hook for failing reads)."""
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """The GPQA report folded one evaluation at a time renders the very bytes of the one-go report
-(`json.dumps(gpqa_report(records), ensure_ascii=False)`), whatever the order of arrival."""
+as the archive writes it (`report_json(gpqa_report(records))`), whatever the order of
+arrival."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench_api.gpqa_fold import GpqaFold
-from bench_api.json_text import dumps, member_start, value_json
 from bench_common.evaluation import EvaluationRecord
-from bench_common.reports import gpqa_report
+from bench_common.reports import gpqa_report, report_json
 
 PROMPT = (
     "Answer the following multiple choice question. Think step by step.\n\n"
@@ -29,7 +29,7 @@ TEXTS = [
 
 
 def expected(records: list[EvaluationRecord]) -> bytes:
-    return json.dumps(gpqa_report(records), ensure_ascii=False).encode()
+    return report_json(gpqa_report(records))
 
 
 def record(rng: random.Random, sample: int, epoch: int) -> EvaluationRecord:
@@ -106,24 +106,3 @@ def test_the_first_record_of_an_evaluation_wins() -> None:
     fold.add([a, b])
     assert fold.evaluations == 1
     assert fold.render() == expected([a])
-
-
-@given(st.text())
-def test_strings_are_escaped_as_the_json_module_does(text: str) -> None:
-    assert value_json(text) == json.dumps(text, ensure_ascii=False).encode()
-
-
-@given(
-    st.recursive(
-        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-        max_leaves=12,
-    )
-)
-def test_any_value_is_written_as_the_json_module_does(value: object) -> None:
-    assert value_json(value) == dumps(value) == json.dumps(value, ensure_ascii=False).encode()
-
-
-def test_members_are_written_as_the_json_module_does() -> None:
-    pair = b"{" + member_start("a", first=True) + b"1" + member_start("b", first=False) + b"2}"
-    assert pair == json.dumps({"a": 1, "b": 2}).encode()

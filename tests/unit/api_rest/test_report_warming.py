@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-from collections.abc import AsyncGenerator
 from datetime import timedelta
 
 import pytest
@@ -17,9 +15,8 @@ from bench_api.errors import UnavailableError
 from bench_api.gpqa_reports import GpqaReports
 from bench_api.report_warming import ReportWarmer
 from bench_api.warm_up import warm_up
-from bench_common.envelope import Event
 from bench_common.events import RunCounts, RunFinished
-from bench_common.reports import gpqa_report
+from bench_common.reports import gpqa_report, report_json
 from tests.unit.api_rest.fakes import (
     AUTH,
     T0,
@@ -69,15 +66,9 @@ class FailingAfter(FakeEvents):
 
     good: int = 1
 
-    async def batches(
-        self, run_id: str, event_type: type[Event], *, after_seq: int = 0
-    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
-        sent = 0
-        async for batch in super().batches(run_id, event_type, after_seq=after_seq):
-            if sent == self.good:
-                raise UnavailableError("the event stream (NATS) is unavailable: TimeoutError")
-            sent += 1
-            yield batch
+    def before_batch(self, index: int) -> None:
+        if index == self.good:
+            raise UnavailableError("the event stream (NATS) is unavailable: TimeoutError")
 
 
 async def test_reports_fold_what_came_and_go_on_after_a_failed_read() -> None:
@@ -89,7 +80,7 @@ async def test_reports_fold_what_came_and_go_on_after_a_failed_read() -> None:
         await reports.body("r1", events)
     events.good = 10
     body = await reports.body("r1", events)
-    expected = json.dumps(gpqa_report([e.record for e in records]), ensure_ascii=False).encode()
+    expected = report_json(gpqa_report([e.record for e in records]))
     assert body == expected
     assert events.reads == [("r1", 0), ("r1", 2)]  # the second read began after what was folded
     assert await reports.body("r1", events) is body  # nothing new: the same rendering

@@ -1,4 +1,4 @@
-"""Pausing CPython's cyclic garbage collector around bulk decoding and folding.
+"""Keeping CPython's cyclic garbage collector out of the way of bulk decoding and folding.
 
 Decoding a 10,000-evaluation run makes a few hundred thousand container objects. The
 collector, triggered by allocation counts, then keeps walking its older generations, which
@@ -31,3 +31,17 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def freeze_start_up_heap() -> int:
+    """Collect, then move everything alive into the collector's permanent generation; the
+    objects frozen.
+
+    For a process that has started: its modules, app, routes and pools live as long as it
+    does, and a full collection would traverse them every time (measured on the first GPQA
+    report after a start: about 60 ms of the request). What becomes garbage later among them
+    is still freed by reference counting; only a reference cycle among them would be kept.
+    """
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()

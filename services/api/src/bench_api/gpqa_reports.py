@@ -12,13 +12,13 @@ there.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bench_api.gc_pause import collector_paused
 from bench_api.gpqa_fold import GpqaFold
 from bench_api.rest_ports import RunEvents
+from bench_common.envelope import Event
 from bench_common.events import SampleCompleted
 
 GPQA = "gpqa_diamond"
@@ -53,14 +53,14 @@ class GpqaReports:
         self._items.move_to_end(run_id)
         while len(self._items) > self._runs:
             self._items.popitem(last=False)
+
+        def fold(batch: list[tuple[int, Event]]) -> None:
+            known.body = None
+            known.fold.add(e.record for _, e in batch if isinstance(e, SampleCompleted))
+            known.last_seq = max(known.last_seq, batch[-1][0])
+
         async with known.lock:  # one reader per run; the others wait and share its result
-            batches = events.batches(run_id, SampleCompleted, after_seq=known.last_seq)
-            async with contextlib.aclosing(batches) as arriving:
-                async for batch in arriving:  # folded while the next batch is on its way
-                    known.body = None
-                    with collector_paused():  # see gc_pause: folding allocates a lot
-                        known.fold.add(e.record for _, e in batch if isinstance(e, SampleCompleted))
-                    known.last_seq = max(known.last_seq, batch[-1][0])
+            await events.fold_batches(run_id, SampleCompleted, fold, after_seq=known.last_seq)
             if known.body is None and known.fold.evaluations:
                 with collector_paused():
                     known.body = known.fold.render()

@@ -38,6 +38,7 @@ from bench_api.app import create_app
 from bench_api.auth import AccessPolicy
 from bench_api.context import ApiContext
 from bench_api.dashboard_settings import DashboardSettings
+from bench_api.gc_pause import freeze_start_up_heap
 from bench_api.live.hub import LiveHub, close_when
 from bench_api.model_catalog import ModelCatalog, sources_from
 from bench_api.projector import Projector
@@ -201,9 +202,11 @@ def install_dashboard(
 async def prepare_caches(
     app: FastAPI, *, token: SecretStr, ready: Callable[[], bool], warmer: ReportWarmer
 ) -> None:
-    """After start: the first requests (`warm_up`), then the reports of runs that finished
-    lately and are not archived yet (a restarted api has none of them cached)."""
+    """After start: the first requests (`warm_up`), the start-up heap frozen out of the
+    collector's way, then the reports of runs that finished lately and are not archived yet
+    (a restarted api has none of them cached)."""
     await warm_up(app, token=token, ready=ready)
+    log.info("api.heap_frozen", objects=freeze_start_up_heap())
     try:
         queued = await warmer.queue_recent()
     except Exception as exc:  # MySQL not reachable yet: those reports are built on request

@@ -4,7 +4,7 @@ speaks the same."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from bench_api.listing import RunListQuery, RunPage
@@ -67,11 +67,20 @@ class RunEvents(Protocol):
         """The run's events of `types` after `after_seq`, oldest first, with sequences."""
         ...
 
-    def batches(
-        self, run_id: str, event_type: type[Event], *, after_seq: int = 0
-    ) -> AsyncGenerator[list[tuple[int, Event]], None]:
-        """The run's events of `event_type` after `after_seq`, oldest first, a batch at a
-        time as they arrive."""
+    async def fold_batches(
+        self,
+        run_id: str,
+        event_type: type[Event],
+        fold: Callable[[list[tuple[int, Event]]], None],
+        *,
+        after_seq: int = 0,
+    ) -> None:
+        """Hand the run's events of `event_type` after `after_seq` to `fold`, oldest first,
+        a batch at a time as they arrive (the next batch is on its way meanwhile).
+
+        `fold` runs with the cyclic collector paused (`gc_pause`) and must not keep the
+        batch: what it does not keep is freed before the collector is back on. When a read
+        fails half-way, the batches folded so far stay folded."""
         ...
 
 

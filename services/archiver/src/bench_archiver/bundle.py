@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 import pyarrow.parquet as pq
-import pydantic_core
 
 from bench_archiver.layout import content_type
 from bench_common.aggregation import aggregate
@@ -37,6 +36,7 @@ from bench_common.parquet import RunColumns, result_filename, to_table
 from bench_common.reports import (
     gpqa_report,
     performance_report,
+    report_json,
     run_log_lines,
     tau_airline_report,
 )
@@ -149,9 +149,8 @@ def build_bundle(facts: RunFacts, *, manifest_key: str) -> list[BundleFile]:
 
 
 def _json(document: Any, *, indent: int | None = None) -> bytes:
-    # pydantic-core's serializer: the GPQA report of a 10,000-evaluation run is ~65 MB of
-    # JSON, which it writes about five times faster than the json module.
-    return pydantic_core.to_json(document, indent=indent)
+    # The api serves un-archived runs' reports through the same encoder: same bytes.
+    return report_json(document, indent=indent)
 
 
 def _parquet(facts: RunFacts) -> bytes:

@@ -9,8 +9,10 @@ archived report and the live view of the same run are the same document.
   in-flight peak/average, throughput, tokens/s, success/error/retry rates, error statuses.
 - `tau_airline_report(records)`: TAU items with expectations and tool calls, pass^k.
 - `run_log_lines(events)`: `logs/run.log`: structured JSON lifecycle lines.
+- `report_json(document)`: a report's bytes, archived or served (compact JSON).
 """
 
+from bench_common.reports.encoding import report_json
 from bench_common.reports.gpqa import GPQA_REPORT_VERSION, gpqa_report
 from bench_common.reports.performance import PERFORMANCE_REPORT_VERSION, performance_report
 from bench_common.reports.run_log import run_log_lines
@@ -24,6 +26,7 @@ __all__ = [
     "gpqa_report",
     "normalise_failure",
     "performance_report",
+    "report_json",
     "run_log_lines",
     "summary",
     "tau_airline_report",

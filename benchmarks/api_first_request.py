@@ -1,7 +1,8 @@
 """The first request to an api process that just started, timed in a new process (used by
 `api_queries.py` and `api_report_cost.py`).
 
-The new process starts like `bench api` does (read pool, NATS, the app over the real adapters,
+The new process starts like `bench api` does (read pool, NATS, the app over the real adapters
+with the shared report snapshots,
 then, unless `--no-warm-up`, the start-up warm-up of `bench_api.warm_up` and the heap freeze)
 and times one request through the app (httpx over ASGI). It prints one JSON line:
 `{"ms", "bytes", "warm_up_ms"}`.
@@ -29,6 +30,7 @@ from pydantic import SecretStr
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_api.adapters.mysql import close_pool, open_pool
+from bench_api.adapters.report_snapshots import JetStreamSnapshots
 from bench_api.adapters.run_events import NatsRunEvents
 from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
@@ -70,12 +72,16 @@ async def first_request(
 async def _in_new_process(path: str, nats_url: str | None, warm: bool) -> dict[str, Any]:
     reads = await open_pool(MysqlSettings(), autocommit=True)
     nc = await nats.connect(nats_url) if nats_url else None
+    snapshots = JetStreamSnapshots(nc) if nc else None
     try:
+        if snapshots is not None:
+            await snapshots.ensure()
         context = ApiContext(
             access=AccessPolicy(SecretStr(TOKEN), SecretStr("s"), ("example.com",)),
             store=MysqlRunQueries(reads),
             events=NatsRunEvents(nc) if nc else None,  # type: ignore[arg-type]
             admission=None, links=None, fetcher=None,  # type: ignore[arg-type]
+            snapshots=snapshots,
         )  # fmt: skip
         app = create_app(projector=ProjectorStatus(ready=True), context=context)
         started = time.perf_counter()
@@ -91,6 +97,8 @@ async def _in_new_process(path: str, nats_url: str | None, warm: bool) -> dict[s
         assert response.status_code == 200, response.text[:300]
         return {"ms": round(ms, 1), "bytes": len(response.content), "warm_up_ms": round(warm_up_ms)}
     finally:
+        if snapshots is not None:  # as the api stops: the report it rendered is kept
+            await snapshots.close()
         if nc is not None:
             await nc.close()
         await close_pool(reads)

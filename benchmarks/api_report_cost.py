@@ -8,9 +8,12 @@ one publish path (with their `Nats-Msg-Id` header), as the runner publishes them
 is timed:
 
 - `restart_ms`: the first request to an api process that just started (a new process per
-  sample, after the start-up warm-up of `bench_api.warm_up`): nothing of the run is cached;
-- `cold_ms`: the first request to a new app in this process (caches empty, after the start-up
-  warm-up);
+  sample, after the start-up warm-up of `bench_api.warm_up`): nothing of the run is cached in
+  the process; for the GPQA report, an earlier process left its rendering in the shared
+  snapshots (`adapters/report_snapshots`);
+- `never_rendered_ms` (GPQA): the same with no snapshot: the new process folds the events;
+- `cold_ms`: the first request to a new app in this process (caches empty, no snapshots, after
+  the start-up warm-up);
 - `after_finish_ms` (GPQA): the first request after the api warmed the report, as it does
   when it projects the run's `RunFinished` (`warming_ms`: what that took in the background);
 - `warm_ms`: the same request again (the rendered report of a finished run is cached).
@@ -24,6 +27,7 @@ new events).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import random
@@ -40,10 +44,12 @@ import asyncmy
 import httpx
 import nats
 from nats.aio.client import Client as NatsClient
+from nats.js.errors import NotFoundError
 from pydantic import SecretStr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_api.adapters.report_snapshots import STREAM as SNAPSHOTS
 from bench_api.adapters.run_events import NatsRunEvents
 from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
@@ -69,6 +75,27 @@ RESTARTS = 5
 NAMES = ("summary", "gpqa-report")
 
 
+_PROSE = (
+    "the energy of a photon is proportional to its frequency so the shorter wavelength wins "
+    "consider the reaction mechanism first then check the stereochemistry of each product "
+    "mitochondria carry their own genome which is inherited maternally in most species "
+    "because the field inside a conductor vanishes the charge must sit on its surface"
+)
+WORDS = tuple(_PROSE.split())
+
+
+def _text(rng: random.Random, chars: int) -> str:
+    """Prose-like text of about `chars` characters, different every time (responses are:
+    nothing downstream may profit from repeated text, as the response checks' memo would)."""
+    words: list[str] = []
+    size = 0
+    while size < chars:
+        word = rng.choice(WORDS)
+        words.append(word)
+        size += len(word) + 1
+    return " ".join(words)
+
+
 def evaluation(i: int, epochs: int, rng: random.Random, *, chars: int) -> EvaluationRecord:
     """A GPQA-shaped evaluation with a prompt, a response and exposed reasoning."""
     sample, epoch = divmod(i, epochs)
@@ -81,7 +108,7 @@ def evaluation(i: int, epochs: int, rng: random.Random, *, chars: int) -> Evalua
     roll = rng.random()
     score: Literal["C", "I", "S"] = "C" if roll < 0.6 else "I" if roll < 0.97 else "S"
     answer = rng.choice(LETTERS) if score != "S" else None
-    response = "Let me think. " * (chars // 14) + f"\nAnswer: {answer or ''}"
+    response = _text(rng, chars) + f"\nAnswer: {answer or ''}"
     return EvaluationRecord(
         sample_id=f"gpqa_diamond-{sample}", sample_index=sample, epoch=epoch,
         score=score,
@@ -90,7 +117,7 @@ def evaluation(i: int, epochs: int, rng: random.Random, *, chars: int) -> Evalua
         messages=[
             {"role": "system", "content": "You are a helpful assistant."},
             {"role": "user", "content": prompt},
-            {"role": "assistant", "content": response, "reasoning": "Hmm. " * (chars // 2 // 5)},
+            {"role": "assistant", "content": response, "reasoning": _text(rng, chars // 2)},
         ],
         metadata={"subdomain": rng.choice(["Physics", "Chemistry", "Biology"])},
         usage=Usage(input_tokens=400, output_tokens=800, total_tokens=1200, cost=0.001),
@@ -204,6 +231,11 @@ async def measure_reports(
         }
         for name in NAMES:
             path = f"/runs/{RUN_ID}/{name}"
+            never_rendered = []
+            for _ in range(restarts if name == "gpqa-report" else 0):
+                await _forget_snapshots(nc)
+                found = await first_request(mysql, path, nats_url=server.url)
+                never_rendered.append(found["ms"])
             restart = [
                 (await first_request(mysql, path, nats_url=server.url))["ms"]
                 for _ in range(restarts)
@@ -219,6 +251,7 @@ async def measure_reports(
                 warm = [(await _timed_get(client, path))[0] for _ in range(5)]
             results[name] = {
                 "restart_ms": _spread(restart),
+                **({"never_rendered_ms": _spread(never_rendered)} if never_rendered else {}),
                 "cold_ms": _spread(cold),
                 "warm_ms": _spread(warm),
                 "bytes": size,
@@ -230,6 +263,12 @@ async def measure_reports(
         print(f"  {'running':12s} {json.dumps(results['gpqa-report-running'])}", flush=True)
         await nc.close()
     return results
+
+
+async def _forget_snapshots(nc: NatsClient) -> None:
+    """Remove every kept report (the stream exists once an api process has started)."""
+    with contextlib.suppress(NotFoundError):
+        await nc.jetstream().purge_stream(SNAPSHOTS)
 
 
 async def _after_finish(reads: asyncmy.Pool, nc: NatsClient, samples: int) -> dict[str, Any]:

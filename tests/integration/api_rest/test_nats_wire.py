@@ -15,11 +15,13 @@ from urllib.parse import urlsplit
 import nats
 import nats.errors
 import pytest
+from nats.aio.client import Client as NatsClient
 from nats.js.api import AckPolicy, ConsumerConfig
 
-from bench_api.adapters.event_pull import NatsPyLink, Raw, pulled_batches
+from bench_api.adapters.event_pull import NatsPyLink, PullLink, Raw, pulled_batches
 from bench_api.adapters.nats_wire import WireAddress, WireError, WireLink
 from bench_api.adapters.run_events import NatsRunEvents
+from bench_api.adapters.stream_reads import StreamReader
 from bench_common.bus import ensure_streams, publish
 from bench_common.envelope import STREAM_EVENTS, subject_for
 from bench_common.events import SampleCompleted
@@ -43,15 +45,15 @@ async def fill(url: str, run_id: str = "wire", count: int = EVENTS) -> None:
 async def reader(url: str, *, wire_from: int = 1) -> AsyncIterator[NatsRunEvents]:
     nc = await nats.connect(url)
     try:
-        yield NatsRunEvents(nc, wire_from=wire_from)
+        yield NatsRunEvents(nc, reader=StreamReader(nc, wire_from=wire_from))
     finally:
         await nc.close()
 
 
 async def read_both(url: str) -> None:
     """A read over the wire link equals the same read over nats-py, and used the wire."""
-    async with reader(url, wire_from=1) as wire, reader(url, wire_from=10**9) as plain:
-        link = await wire._link(EVENTS)
+    async with reader(url) as wire, reader(url, wire_from=10**9) as plain:
+        link = await wire._reader._link(EVENTS)
         assert isinstance(link, WireLink)
         await link.close()
         over_wire = await wire.read("wire", [SampleCompleted])
@@ -90,24 +92,27 @@ async def test_the_servers_pings_are_answered(tmp_path: Path) -> None:
         await fill(server.url, count=10)
         link = await WireLink.open(WireAddress("127.0.0.1", server.port))
         await asyncio.sleep(0.6)  # six pings: unanswered, the server would have hung up
-        async with reader(server.url) as events:
-            found = await pull(events, link, 10)
+        nc = await nats.connect(server.url)
+        found = await pull(nc, link, 10)
+        await nc.close()
         assert [s for s, _, _ in found] == list(range(1, 11))
 
 
 async def test_messages_larger_than_the_buffer_and_split_across_reads() -> None:
     with private_nats() as server:
         await fill(server.url, count=300)
-        async with reader(server.url) as events:
-            link = await WireLink.open(WireAddress("127.0.0.1", server.port), buffer=1024)
-            small = await pull(events, link, 300)
-            expected = await pull(events, NatsPyLink(events._nc), 300)
+        nc = await nats.connect(server.url)
+        link = await WireLink.open(WireAddress("127.0.0.1", server.port), buffer=1024)
+        small = await pull(nc, link, 300)
+        expected = await pull(nc, NatsPyLink(nc), 300)
+        await nc.close()
         assert small == expected and len(small) == 300
 
 
-async def pull(events: NatsRunEvents, link: object, wanted: int) -> list[Raw]:
+async def pull(nc: NatsClient, link: PullLink, wanted: int) -> list[Raw]:
     """`wanted` messages of the run `wire` through `link`, on a consumer of their own."""
-    info = await events._js.add_consumer(
+    js = nc.jetstream()
+    info = await js.add_consumer(
         STREAM_EVENTS,
         ConsumerConfig(
             ack_policy=AckPolicy.NONE, filter_subject=subject_for(SampleCompleted, "wire"),
@@ -115,10 +120,10 @@ async def pull(events: NatsRunEvents, link: object, wanted: int) -> list[Raw]:
         ),
     )  # fmt: skip
     found: list[Raw] = []
-    batches = pulled_batches(link, stream=STREAM_EVENTS, consumer=info.name, wanted=wanted)  # type: ignore[arg-type]
+    batches = pulled_batches(link, stream=STREAM_EVENTS, consumer=info.name, wanted=wanted)
     async for batch in batches:
         found += batch
-    await events._js.delete_consumer(STREAM_EVENTS, info.name)
+    await js.delete_consumer(STREAM_EVENTS, info.name)
     return found
 
 
@@ -154,15 +159,11 @@ async def test_a_server_that_wants_tls_is_refused_and_the_read_falls_back() -> N
     with private_nats() as real:
         await fill(real.url)
         async with fake_server(wants_tls) as fake:
-
-            class Refused(NatsRunEvents):
-                def _wire_address(self) -> WireAddress:
-                    return fake
-
             nc = await nats.connect(real.url)
-            events = Refused(nc, wire_from=1)
+            refused = StreamReader(nc, wire_from=1, address=lambda: fake)
+            events = NatsRunEvents(nc, reader=refused)
             assert len(await events.read("wire", [SampleCompleted])) == EVENTS  # over nats-py
-            assert events._wire_refused
+            assert refused.wire_refused
             await nc.close()
         with pytest.raises(WireError, match="requires TLS"):
             async with fake_server(wants_tls) as fake:
@@ -214,15 +215,11 @@ async def test_garbage_from_the_server_fails_the_read_clearly() -> None:
 
 async def test_when_its_own_connection_cannot_be_opened_the_read_uses_nats_py() -> None:
     nowhere = WireAddress("127.0.0.1", free_port())
-
-    class Unreachable(NatsRunEvents):
-        def _wire_address(self) -> WireAddress:
-            return nowhere
-
     with private_nats() as server:
         await fill(server.url)
         nc = await nats.connect(server.url)
-        events = Unreachable(nc, wire_from=1)
+        unreachable = StreamReader(nc, wire_from=1, address=lambda: nowhere)
+        events = NatsRunEvents(nc, reader=unreachable)
         assert len(await events.read("wire", [SampleCompleted])) == EVENTS
-        assert not events._wire_refused  # tried again next time: it may be back
+        assert not unreachable.wire_refused  # tried again next time: it may be back
         await nc.close()

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from bench_api.auth import AccessPolicy
 from bench_api.gpqa_reports import GpqaReports
 from bench_api.record_cache import RecordCache
-from bench_api.rest_ports import Admission, ArtifactFetcher, ArtifactLinks, Row, RunEvents, RunStore
+from bench_api.rest_ports import (
+    Admission,
+    ArtifactFetcher,
+    ArtifactLinks,
+    ReportSnapshots,
+    Row,
+    RunEvents,
+    RunStore,
+)
 from bench_api.run_defaults import SimulatorEndpoint
 
 REPORT_CACHE_BYTES = 256 * 1024 * 1024
@@ -64,7 +72,8 @@ class ApiContext:
         links: the archiver's presigned URLs.
         fetcher: reads archived files through those URLs.
         bucket: the archive's bucket, to name archived files `s3://<bucket>/<key>`.
-        reports: rendered reports of finished runs.
+        reports: rendered reports of finished runs (this process's).
+        snapshots: rendered reports of finished runs every api process shares (None: none).
         records: evaluation records of recently reported runs (read incrementally).
         simulator: the TAU simulated customer runs are given (`TAU_AIRLINE_USER_SIMULATOR_*`).
     """
@@ -77,6 +86,7 @@ class ApiContext:
     fetcher: ArtifactFetcher
     bucket: str | None = None
     reports: ReportCache = field(default_factory=ReportCache)
+    snapshots: ReportSnapshots | None = None
     records: RecordCache = field(default_factory=RecordCache)
     gpqa_reports: GpqaReports = field(default_factory=GpqaReports)
     simulator: SimulatorEndpoint = field(default_factory=SimulatorEndpoint)

@@ -32,6 +32,7 @@ from bench_api.adapters.migrations import apply_migrations
 from bench_api.adapters.model_catalogs import HttpCatalogFetcher
 from bench_api.adapters.mysql import close_pool, open_pool
 from bench_api.adapters.projection_store import MysqlProjectionStore
+from bench_api.adapters.report_snapshots import JetStreamSnapshots
 from bench_api.adapters.run_events import NatsRunEvents
 from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
@@ -153,7 +154,12 @@ class Settings:
 
 
 def rest_context(
-    settings: Settings, *, reads: asyncmy.Pool, nc: NatsClient, http: httpx.AsyncClient
+    settings: Settings,
+    *,
+    reads: asyncmy.Pool,
+    nc: NatsClient,
+    http: httpx.AsyncClient,
+    snapshots: JetStreamSnapshots | None = None,
 ) -> ApiContext:
     """The REST API's collaborators over the real adapters."""
     api = settings.api
@@ -169,6 +175,7 @@ def rest_context(
         links=NatsArtifactLinks(nc, timeout=api.archiver_timeout_s),
         fetcher=HttpArtifactFetcher(http),
         bucket=settings.storage.spaces_bucket,
+        snapshots=snapshots,
         simulator=SimulatorEndpoint(
             base_url=settings.simulator.base_url,
             model=settings.simulator.model,
@@ -224,8 +231,10 @@ async def serve(settings: Settings) -> None:
     nc = await nats.connect(api.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=1)
     js = nc.jetstream()
     await ensure_streams(js)
+    snapshots = JetStreamSnapshots(nc)
+    await snapshots.ensure()
     consumer = ProjectorConsumer(js, batch_size=projection.batch_size)
-    context = rest_context(settings, reads=reads, nc=nc, http=http)
+    context = rest_context(settings, reads=reads, nc=nc, http=http, snapshots=snapshots)
     warmer = ReportWarmer(context=context)
     projector = Projector(
         events=consumer,
@@ -280,6 +289,7 @@ async def serve(settings: Settings) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await folding
         await consumer.close()
+        await snapshots.close()
         await nc.close()
         await http.aclose()
         await close_pool(reads)

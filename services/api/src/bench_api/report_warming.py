@@ -1,17 +1,18 @@
 """Reports prepared as soon as a run finishes, so that the first request finds them rendered.
 
 The GPQA report of a run that is not archived yet is folded from its `SampleCompleted` events:
-for a 10,000-evaluation run, about half a second of reading, decoding and encoding. The
-projector hands over every `RunFinished` it folded; for a GPQA run the warmer folds its report
-(one run at a time, in the background) and keeps the rendering in the `ReportCache` under the
-key a request looks for. A request that arrives meanwhile waits for that same fold instead of
-starting another (`GpqaReports` reads each run under a lock).
+for a 10,000-evaluation run, about 0.4 s of reading, decoding and encoding. The projector hands
+over every `RunFinished` it folded; for a GPQA run the warmer folds its report (one run at a
+time, in the background) and keeps the rendering where a request looks for it
+(`finished_reports`: this process's cache and the snapshots every api shares). A request that
+arrives meanwhile waits for that same fold instead of starting another (`GpqaReports` reads
+each run under a lock).
 
 Only runs that finished lately (`WARM_WITHIN`) are warmed: a projector catching up after a long
 stop must not spend minutes rendering reports nobody is waiting for. A restarted api has
-nothing cached, so at start-up it also queues the newest finished GPQA runs that are not
-archived yet (`queue_recent`); a request that comes before their turn builds the report
-itself.
+nothing in its own cache, so at start-up it also queues the newest finished GPQA runs that are
+not archived yet (`queue_recent`), which mostly finds their snapshots; a request that comes
+before their turn gets the report itself, the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from datetime import UTC, datetime, timedelta
 
 import structlog
 
-from bench_api.context import ApiContext, report_key
+from bench_api.context import ApiContext
+from bench_api.finished_reports import finished_report
 from bench_api.gpqa_reports import CACHED_RUNS, GPQA, REPORT_KIND
 from bench_api.run_view import is_archived, is_final
 from bench_common.envelope import utc_now
@@ -102,10 +104,14 @@ class ReportWarmer:
         row = await self._context.store.run(run_id)
         if row is None or row.get("benchmark") != GPQA or not is_final(row) or is_archived(row):
             return False
-        body = await self._context.gpqa_reports.body(run_id, self._context.events)
+        context = self._context
+
+        async def render() -> bytes | None:
+            return await context.gpqa_reports.body(run_id, context.events)
+
+        body = await finished_report(context, row, REPORT_KIND, render)
         if body is None:
             return False
-        self._context.reports.put(report_key(row, REPORT_KIND), body)
         seconds = round(time.perf_counter() - started, 3)
         log.info("report_warming.warmed", run_id=run_id, bytes=len(body), seconds=seconds)
         return True

@@ -84,6 +84,19 @@ class RunEvents(Protocol):
         ...
 
 
+class ReportSnapshots(Protocol):
+    """Rendered reports of finished runs, shared by every api process
+    (`adapters/report_snapshots`). Keyed as the `ReportCache` is: (run, kind, sequence)."""
+
+    async def load(self, key: tuple[str, str, int]) -> bytes | None:
+        """The report kept under `key`, or None (never raises: a failure is logged)."""
+        ...
+
+    def keep(self, key: tuple[str, str, int], body: bytes) -> None:
+        """Keep `body` under `key`, in the background."""
+        ...
+
+
 class Admission(Protocol):
     """The scheduler's admission (request/reply)."""
 

@@ -1,8 +1,9 @@
 """Reports: one run's `/summary` (§5), `/gpqa-report` and `/tau-airline-report` (§7), and
 `GET /results` and `GET /summary` across runs.
 
-A finished run's reports are rendered once and cached (`ReportCache`); the summary reads the
-projected evaluations, the GPQA report needs prompts and responses and so folds the run's
+A finished run's reports are rendered once and cached (`finished_reports`: in this process,
+and the large ones in snapshots every api process shares); the summary reads the projected
+evaluations, the GPQA report needs prompts and responses and so folds the run's
 `SampleCompleted` events (`GpqaReports`; once archived, the archived report is served).
 """
 
@@ -14,10 +15,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from bench_api.context import ApiContext, report_key
+from bench_api.context import ApiContext
 from bench_api.cross_run import results_entry, summary_markdown
 from bench_api.deps import Context, KnownRun
 from bench_api.errors import ApiError
+from bench_api.finished_reports import finished_report
 from bench_api.gpqa_reports import GPQA, REPORT_KIND
 from bench_api.rest_ports import Row
 from bench_api.routes import delivery
@@ -25,7 +27,7 @@ from bench_api.routes.delivery import DownloadFlag, wants_download
 from bench_api.run_defaults import default_temperature
 from bench_api.run_files import config_of
 from bench_api.run_view import is_archived, is_final, iso
-from bench_common.reports import summary, tau_airline_report
+from bench_common.reports import report_json, summary, tau_airline_report
 
 router = APIRouter(tags=["reports"])
 
@@ -35,15 +37,19 @@ Filter = Annotated[str | None, Query(max_length=256)]
 
 
 async def _cached(
-    context: ApiContext, row: Row, kind: str, build: Callable[[], Awaitable[bytes]]
+    context: ApiContext,
+    row: Row,
+    kind: str,
+    build: Callable[[], Awaitable[bytes]],
+    *,
+    shared: bool = False,
 ) -> bytes:
-    """A finished run's rendered report from the cache, else rendered now (and kept)."""
-    key = report_key(row, kind)
-    body = context.reports.get(key) if is_final(row) else None
-    if body is None:
-        body = await build()
-        if is_final(row):
-            context.reports.put(key, body)
+    """A finished run's rendered report, rendered once (`finished_reports`); a live run's,
+    rendered now."""
+    if not is_final(row):
+        return await build()
+    body = await finished_report(context, row, kind, build, shared=shared)
+    assert body is not None  # `build` returns bytes
     return body
 
 
@@ -98,7 +104,7 @@ async def _benchmark_report(
             raise ApiError(422, f"run {run_id} has no scored evaluations to report yet", id=run_id)
         return body
 
-    body = await _cached(context, row, kind, build)
+    body = await _cached(context, row, kind, build, shared=True)
     if wants_download(download):
         return delivery.attachment(body, filename=f"{kind}-{run_id}.json", media_type=JSON_TYPE)
     return Response(body, media_type=JSON_TYPE)
@@ -123,7 +129,7 @@ async def _tau_body(context: ApiContext, run_id: str) -> bytes | None:
     records = await context.records.records(run_id, context.events)
     if not records:
         return None
-    return json.dumps(tau_airline_report(records), ensure_ascii=False).encode()
+    return report_json(tau_airline_report(records))  # the archived file's bytes
 
 
 @router.get("/runs/{run_id}/tau-airline-report", response_class=Response)

@@ -62,7 +62,6 @@ from bench_api.warm_up import warm_up
 from bench_common.bus import ensure_streams, publish
 from bench_common.evaluation import EvaluationRecord
 from bench_common.events import SampleCompleted
-from bench_common.reports.response_checks import clear_memo
 from bench_common.usage import Usage
 from benchmarks.api_first_request import first_request
 from tests.support.run_rows import insert_rows, synthetic_rows
@@ -186,9 +185,8 @@ def _spread(values: list[float]) -> dict[str, float]:
 
 
 def _fresh() -> None:
-    """Before a cold sample: a new api has no memoised response checks, and none of the
-    previous samples' apps (collected now, as a long-running api would have)."""
-    clear_memo()
+    """Before a cold sample: none of the previous samples' apps (collected now, as a
+    long-running api would have)."""
     gc.collect()
 
 

@@ -3,8 +3,7 @@
 A run of EVALUATIONS evaluations (198 questions x epochs) with realistic text sizes (a
 ~1,200-character response ending in `Answer: X`, ~4,000 characters of reasoning, 2% skipped,
 a few repetition loops), two request attempts per 20 evaluations retried. Times each builder
-(best and median of --repeat runs, on records already in memory; the GPQA report cold, then
-with its per-response checks memoised as when a live run's report is rebuilt).
+(best and median of --repeat runs, on records already in memory).
 Target: well under 500 ms.
 
 Usage: uv run python benchmarks/report_builders.py [--evaluations 10000] [--repeat 5]
@@ -25,7 +24,6 @@ from bench_common.envelope import Event
 from bench_common.evaluation import EvaluationRecord
 from bench_common.events import RequestAttemptCompleted, RequestAttemptStarted, SampleCompleted
 from bench_common.reports import gpqa_report, performance_report, run_log_lines, summary
-from bench_common.reports.response_checks import clear_memo
 from bench_common.usage import Usage
 
 VOCABULARY = (
@@ -147,8 +145,7 @@ def main() -> None:
         args.repeat,
         lambda: summary(records, task="gpqa_diamond", model="m", epochs=args.evaluations // 198),
     )
-    _time("gpqa_report (cold)", args.repeat, lambda: gpqa_report(records), before=clear_memo)
-    _time("gpqa_report (warm)", args.repeat, lambda: gpqa_report(records))
+    _time("gpqa_report", args.repeat, lambda: gpqa_report(records))
     _time("performance_report", args.repeat, lambda: performance_report(attempts))
     _time("run_log_lines", args.repeat, lambda: run_log_lines(events))
 

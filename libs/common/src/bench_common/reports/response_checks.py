@@ -9,13 +9,12 @@ characters repeated 3 times or an 8-word phrase repeated 4 times, running on unt
 limit. So the check applies to responses that do not end with a well-formed `Answer: X` line (a
 model that wrote one got out of any loop), reads their last `LOOP_TAIL_CHARS` characters, and
 prunes with a necessary condition before counting phrases (see `_phrase_loop`). It is the only
-check whose cost grows with the text; results are memoised per response, since a report rebuilt
-while a run is live re-reads the same responses.
+check whose cost grows with the text. Nothing is memoised: every report reads each response
+once (the api folds a live run's evaluations as they come), and responses are unique.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections import Counter
 from typing import NamedTuple
@@ -26,7 +25,6 @@ LOOP_PHRASE_WORDS = 8
 LOOP_PHRASE_REPEATS = 4
 LOOP_TAIL_CHARS = 4_000
 LONG_RESPONSE_CHARS = 20_000
-MEMO_SIZE = 32_768
 
 _DECORATION = " \t*_#>`"
 _FINAL_ANSWER = re.compile(r"answer\s*[:：]\s*\(?\[?([A-D])\]?\)?\.?", re.IGNORECASE)
@@ -43,51 +41,8 @@ class ResponseChecks(NamedTuple):
     long_response: bool
 
 
-class _Memo:
-    """A bounded memo of check results keyed by (length, hash) of the text.
-
-    The key holds no text, so the memo never keeps responses alive; two different texts of
-    the same length would have to collide on a 64-bit hash to share a result. Single dict
-    operations are atomic in CPython, so reports built on several threads may share it;
-    when full, the oldest entries go first.
-    """
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._results: dict[tuple[int, int], ResponseChecks] = {}
-
-    def get(self, key: tuple[int, int]) -> ResponseChecks | None:
-        return self._results.get(key)
-
-    def put(self, key: tuple[int, int], value: ResponseChecks) -> None:
-        self._results[key] = value
-        while len(self._results) > self._size:
-            with contextlib.suppress(KeyError, RuntimeError, StopIteration):
-                del self._results[next(iter(self._results))]
-
-    def clear(self) -> None:
-        self._results.clear()
-
-
-_MEMO = _Memo(MEMO_SIZE)
-
-
 def check_response(text: str) -> ResponseChecks:
-    """Run every text check on one response (memoised per text)."""
-    key = (len(text), hash(text))
-    found = _MEMO.get(key)
-    if found is None:
-        found = _check(text)
-        _MEMO.put(key, found)
-    return found
-
-
-def clear_memo() -> None:
-    """Forget memoised results (benchmarks measure the cold cost with it)."""
-    _MEMO.clear()
-
-
-def _check(text: str) -> ResponseChecks:
+    """Run every text check on one response."""
     stripped = text.strip()
     answered = _has_final_answer_line(stripped)
     return ResponseChecks(

@@ -30,6 +30,8 @@ CONNECT_TIMEOUT_S = 5.0
 BUFFER = 1 << 20
 """Initial receive buffer; it grows to hold the largest message (the server's max payload)."""
 _CRLF = b"\r\n"
+_PLAIN_HEADERS = b"NATS/1.0\r\n"
+"""How a header block without a status starts (a status follows the version otherwise)."""
 _SID = b"1"
 """The one subscription of a link."""
 
@@ -131,19 +133,20 @@ class _Frames(asyncio.BufferedProtocol):
             eol = buffer.find(_CRLF, start, end)
             if eol < 0:
                 return start
-            head = buffer[start : start + 4]
-            if head == b"HMSG" or head[:3] == b"MSG":
+            headers = buffer.startswith(b"HMSG ", start)
+            if headers or buffer.startswith(b"MSG ", start):
                 # HMSG <subject> <sid> [reply] <header bytes> <total bytes>
                 # MSG <subject> <sid> [reply] <bytes>
-                parts = bytes(view[start:eol]).split()
-                headers = head == b"HMSG"
+                parts = buffer[start:eol].split()
                 total = int(parts[-1])
                 header_size = int(parts[-2]) if headers else 0
                 body = eol + 2
                 if end - body < total + 2:
                     return start
                 reply = parts[3] if len(parts) == (6 if headers else 5) else b""
-                status = _status(bytes(view[body : body + header_size])) if headers else None
+                status = None
+                if headers and not buffer.startswith(_PLAIN_HEADERS, body):
+                    status = _status(bytes(view[body : body + header_size]))
                 data = bytes(view[body + header_size : body + total])
                 if self.on_delivery is not None:
                     self.on_delivery(parts[1].decode(), reply.decode(), status, data)

@@ -64,6 +64,7 @@ from bench_common.evaluation import EvaluationRecord
 from bench_common.events import SampleCompleted
 from bench_common.usage import Usage
 from benchmarks.api_first_request import first_request
+from benchmarks.report_builders import prose
 from tests.support.run_rows import insert_rows, synthetic_rows
 from tests.support.services import private_nats
 
@@ -72,27 +73,6 @@ RUN_ID = "report-run"
 LETTERS = "ABCD"
 RESTARTS = 5
 NAMES = ("summary", "gpqa-report")
-
-
-_PROSE = (
-    "the energy of a photon is proportional to its frequency so the shorter wavelength wins "
-    "consider the reaction mechanism first then check the stereochemistry of each product "
-    "mitochondria carry their own genome which is inherited maternally in most species "
-    "because the field inside a conductor vanishes the charge must sit on its surface"
-)
-WORDS = tuple(_PROSE.split())
-
-
-def _text(rng: random.Random, chars: int) -> str:
-    """Prose-like text of about `chars` characters, different every time (responses are:
-    nothing downstream may profit from repeated text, as the response checks' memo would)."""
-    words: list[str] = []
-    size = 0
-    while size < chars:
-        word = rng.choice(WORDS)
-        words.append(word)
-        size += len(word) + 1
-    return " ".join(words)
 
 
 def evaluation(i: int, epochs: int, rng: random.Random, *, chars: int) -> EvaluationRecord:
@@ -107,7 +87,7 @@ def evaluation(i: int, epochs: int, rng: random.Random, *, chars: int) -> Evalua
     roll = rng.random()
     score: Literal["C", "I", "S"] = "C" if roll < 0.6 else "I" if roll < 0.97 else "S"
     answer = rng.choice(LETTERS) if score != "S" else None
-    response = _text(rng, chars) + f"\nAnswer: {answer or ''}"
+    response = prose(rng, chars) + f"\nAnswer: {answer or ''}"
     return EvaluationRecord(
         sample_id=f"gpqa_diamond-{sample}", sample_index=sample, epoch=epoch,
         score=score,
@@ -116,7 +96,7 @@ def evaluation(i: int, epochs: int, rng: random.Random, *, chars: int) -> Evalua
         messages=[
             {"role": "system", "content": "You are a helpful assistant."},
             {"role": "user", "content": prompt},
-            {"role": "assistant", "content": response, "reasoning": _text(rng, chars // 2)},
+            {"role": "assistant", "content": response, "reasoning": prose(rng, chars // 2)},
         ],
         metadata={"subdomain": rng.choice(["Physics", "Chemistry", "Biology"])},
         usage=Usage(input_tokens=400, output_tokens=800, total_tokens=1200, cost=0.001),

@@ -39,7 +39,9 @@ PROMPT = (
 )
 
 
-def _text(rng: random.Random, chars: int) -> str:
+def prose(rng: random.Random, chars: int) -> str:
+    """Science-flavoured text of about `chars` characters, different every time (as model
+    responses are: nothing downstream may profit from repeated text)."""
     words: list[str] = []
     size = 0
     while size < chars:
@@ -59,10 +61,10 @@ def synthetic_run(evaluations: int, seed: int = 7) -> list[EvaluationRecord]:
         sample, epoch = i % 198, i // 198
         letter = "ABCD"[rng.randrange(4)]
         skipped = rng.random() < 0.02
-        content = _text(rng, 1200) + f"\n\nAnswer: {letter}"
+        content = prose(rng, 1200) + f"\n\nAnswer: {letter}"
         if rng.random() < 0.01:
             content += " the same phrase goes round and round forever" * 6
-        prompt = PROMPT.format(q=_text(rng, 400), a="x1", b="x2", c="x3", d="x4")
+        prompt = PROMPT.format(q=prose(rng, 400), a="x1", b="x2", c="x3", d="x4")
         records.append(
             EvaluationRecord(
                 sample_id=f"gpqa_diamond-{sample}",
@@ -75,7 +77,7 @@ def synthetic_run(evaluations: int, seed: int = 7) -> list[EvaluationRecord]:
                 target="B",
                 messages=[
                     {"role": "user", "content": prompt},
-                    {"role": "assistant", "content": content, "reasoning": _text(rng, 4000)},
+                    {"role": "assistant", "content": content, "reasoning": prose(rng, 4000)},
                 ],
                 metadata={"subdomain": f"sub-{sample % 7}"},
                 usage=Usage(input_tokens=300, output_tokens=900, total_tokens=1200),

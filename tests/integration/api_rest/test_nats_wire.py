@@ -197,16 +197,21 @@ async def test_a_connection_dropped_mid_pull_fails_the_read_at_once() -> None:
         assert asyncio.get_running_loop().time() - started < 2
 
 
-async def test_garbage_from_the_server_fails_the_read_clearly() -> None:
-    async def garbage(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+@pytest.mark.parametrize(
+    "garbage",
+    [b"HMSG subject 1 reply not-a-number 12\r\n", b"x" * 100_000],
+    ids=["bad-number", "no-line-end"],
+)
+async def test_garbage_from_the_server_fails_the_read_clearly(garbage: bytes) -> None:
+    async def talks_garbage(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await handshake(reader, writer)
         await reader.readline()
         await reader.readline()
         await reader.readline()
-        writer.write(b"HMSG subject 1 reply not-a-number 12\r\n")
+        writer.write(garbage)
         await reader.read()
 
-    async with fake_server(garbage) as fake:
+    async with fake_server(talks_garbage) as fake:
         link = await WireLink.open(fake)
         with pytest.raises(nats.errors.Error, match="unexpected data from the server"):
             async for _ in pulled_batches(link, stream=STREAM_EVENTS, consumer="c", wanted=5):

@@ -29,6 +29,8 @@ from bench_api.adapters.event_pull import OnDelivery
 CONNECT_TIMEOUT_S = 5.0
 BUFFER = 1 << 20
 """Initial receive buffer; it grows to hold the largest message (the server's max payload)."""
+MAX_CONTROL_LINE = 64 * 1024
+"""Longer than any line a server sends (its own limit is 4 KiB by default)."""
 _CRLF = b"\r\n"
 _PLAIN_HEADERS = b"NATS/1.0\r\n"
 """How a header block without a status starts (a status follows the version otherwise)."""
@@ -132,6 +134,8 @@ class _Frames(asyncio.BufferedProtocol):
         while True:
             eol = buffer.find(_CRLF, start, end)
             if eol < 0:
+                if end - start > MAX_CONTROL_LINE:
+                    raise ValueError(f"no line end in {end - start} bytes")
                 return start
             headers = buffer.startswith(b"HMSG ", start)
             if headers or buffer.startswith(b"MSG ", start):

@@ -61,7 +61,8 @@ from bench_api.settings import MysqlSettings
 from bench_api.warm_up import warm_up
 from bench_common.bus import ensure_streams, publish
 from bench_common.evaluation import EvaluationRecord
-from bench_common.events import SampleCompleted
+from bench_common.events import RunRequested, SampleCompleted
+from bench_common.run_config import RunConfig
 from bench_common.usage import Usage
 from benchmarks.api_first_request import first_request
 from benchmarks.report_builders import prose
@@ -278,8 +279,31 @@ async def _running(
         more = [r.model_copy(update={"epoch": 99}) for r in more]  # new (sample, epoch) keys
         await _publish(nc, more)
         grown, _ = await _timed_get(client, path)
+    followed, feeding = await _followed(reads, nc)
     return {
         "first_ms": round(first, 1),
         "refresh_unchanged_ms": round(unchanged, 1),
         "refresh_after_100_more_ms": round(grown, 1),
+        "first_ms_followed": round(followed, 1),
+        "feed_ms_per_1000_evaluations": round(feeding, 1),
     }
+
+
+async def _followed(reads: asyncmy.Pool, nc: NatsClient) -> tuple[float, float]:
+    """The first request to an api that projected the run as it went: its projector handed
+    every folded batch (500 events) to `GpqaReports.feed`. The request time, and what feeding
+    cost per 1,000 evaluations (paid while the run went on)."""
+    _fresh()
+    context = _context(reads, nc)
+    found = await context.events.read(RUN_ID)
+    config = RunConfig(benchmark="gpqa_diamond", model="m", epochs=10, concurrency=8)
+    run = RunRequested(run_id=RUN_ID, config=config)
+    context.gpqa_reports.feed(0, 0, [(0, run)])
+    started = time.perf_counter()
+    for first in range(0, len(found), 500):
+        batch = found[first : first + 500]
+        context.gpqa_reports.feed(batch[0][0] - 1, batch[-1][0], batch)
+    feeding = (time.perf_counter() - started) * 1000 / len(found) * 1000
+    async with _client(context) as client:
+        ms, _ = await _timed_get(client, f"/runs/{RUN_ID}/gpqa-report")
+    return ms, feeding

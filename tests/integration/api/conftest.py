@@ -96,6 +96,9 @@ def build_projector(
     batch_size: int = 500,
     retry_delay_s: float = 0.2,
     on_finished: Callable[[Sequence[RunFinished]], None] = lambda finished: None,
+    on_folded: Callable[[int, int, Sequence[tuple[int, Event]]], None] = (
+        lambda after, until, events: None
+    ),
 ) -> Projector:
     """A projector over the real adapters, tuned for quick tests."""
     consumer = ProjectorConsumer(js, batch_size=batch_size)
@@ -109,6 +112,7 @@ def build_projector(
         ),
         pending=lambda: consumer.pending,
         on_finished=on_finished,
+        on_folded=on_folded,
     )
 
 

@@ -179,9 +179,10 @@ async def served_api(
         # Synthetic runs are dated `T0`: every finished run counts as recent here.
         warmer = ReportWarmer(context=context, within=timedelta.max)
         stack.push_async_callback(_cancelled, asyncio.create_task(warmer.run()))
-        projector = RunningProjector(
-            build_projector(js, pool, retry_delay_s=0.2, on_finished=warmer.on_finished)
+        folding = build_projector(
+            js, pool, on_finished=warmer.on_finished, on_folded=context.gpqa_reports.feed
         )
+        projector = RunningProjector(folding)
         stack.push_async_callback(projector.close)
         await projector.wait_for(0)
         file_port = free_port()

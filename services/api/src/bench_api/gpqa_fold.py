@@ -47,18 +47,25 @@ class GpqaFold:
         self._items: dict[tuple[str, int], _Item] = {}
         self._prompts: dict[str, str] = {}
         self._parses: dict[str, ParsedPrompt] = {}
+        self._bytes = 0
 
     @property
     def evaluations(self) -> int:
         """Evaluations folded (after de-duplication)."""
         return len(self._items)
 
+    @property
+    def size(self) -> int:
+        """Bytes of encoded items."""
+        return self._bytes
+
     def add(self, records: Iterable[EvaluationRecord]) -> None:
         """Fold evaluations in stream order; a repeated (sample, epoch) is ignored."""
         for record in records:
             key = (record.sample_id, record.epoch)
             if key not in self._items:
-                self._items[key] = self._item(record)
+                item = self._items[key] = self._item(record)
+                self._bytes += len(item.text)
 
     def render(self) -> bytes:
         """The report as served (the caller checks there is at least one evaluation)."""

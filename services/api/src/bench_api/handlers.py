@@ -34,7 +34,10 @@ class BatchResult:
         done: deliveries to acknowledge (folded now, or at or below the stored position).
         later: deliveries to redeliver later (they came before their predecessors).
         folded: events folded in this transaction.
+        previous: the stored position before the transaction.
         position: the stored position after the transaction.
+        events: the events folded, decoded (the stream's `(previous, position]`, less what
+            could not be decoded).
         finished: the `RunFinished` facts among the folded events (the api prepares the
             reports of those runs, see `report_warming`).
     """
@@ -42,7 +45,9 @@ class BatchResult:
     done: list[Delivery] = field(default_factory=list)
     later: list[Delivery] = field(default_factory=list)
     folded: int = 0
+    previous: int = 0
     position: int = 0
+    events: list[tuple[int, Event]] = field(default_factory=list)
     finished: list[RunFinished] = field(default_factory=list)
 
 
@@ -101,7 +106,7 @@ async def on_event_batch(
         position = await tx.locked_position()
         fresh = [d for d in ordered if d.seq > position]
         accept, result.later = await _contiguous(position, fresh, gaps)
-        result.position = position
+        result.previous = result.position = position
         if accept:
             # Decoding and folding a burst is pure CPU (tens of ms): a worker thread keeps the
             # event loop, which also serves the live streams, responsive meanwhile.
@@ -112,6 +117,7 @@ async def on_event_batch(
             await tx.apply(changes)
             result.folded = len(events)
             result.position = changes.last_seq
+            result.events = events
             result.finished = [e for _, e in events if isinstance(e, RunFinished)]
     later = {d.seq for d in result.later}
     result.done = [d for d in deliveries if d.seq not in later]

@@ -244,6 +244,7 @@ async def serve(settings: Settings) -> None:
         settings=projection,
         pending=lambda: consumer.pending,
         on_finished=warmer.on_finished,
+        on_folded=context.gpqa_reports.feed,
     )
     app = create_app(
         projector=projector.status,

@@ -18,6 +18,7 @@ import structlog
 from bench_api.handlers import on_event_batch
 from bench_api.ports import Delivery, EventBatches, ProjectionStore, StreamGaps
 from bench_api.settings import ProjectorSettings
+from bench_common.envelope import Event
 from bench_common.events import RunFinished
 
 log = structlog.get_logger("bench_api.projector")
@@ -53,9 +54,13 @@ class Projector:
         settings: ProjectorSettings,
         pending: Callable[[], int | None] = lambda: None,
         on_finished: Callable[[Sequence[RunFinished]], None] = lambda finished: None,
+        on_folded: Callable[[int, int, Sequence[tuple[int, Event]]], None] = (
+            lambda after, until, events: None
+        ),
     ) -> None:
-        """`on_finished` hears of the runs that finished, once their rows say so; it must
-        return at once and never raise (it is called from the folding loop)."""
+        """`on_finished` hears of the runs that finished, once their rows say so;
+        `on_folded` of every batch folded: the stream's `(after, until]` and its events. Both
+        must return at once and never raise (they are called from the folding loop)."""
         self._events = events
         self._store = store
         self._gaps = gaps
@@ -63,6 +68,7 @@ class Projector:
         self._settings = settings
         self._pending = pending
         self._on_finished = on_finished
+        self._on_folded = on_folded
         self.status = ProjectorStatus()
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -108,6 +114,8 @@ class Projector:
         self.status.events_folded += result.folded
         self.status.last_batch_at = time.time()
         self.status.last_error = None
+        if result.position > result.previous:
+            self._on_folded(result.previous, result.position, result.events)
         if result.finished:
             self._on_finished(result.finished)
         return True

@@ -26,7 +26,7 @@ import structlog
 
 from bench_api.context import ApiContext
 from bench_api.finished_reports import finished_report
-from bench_api.gpqa_reports import CACHED_RUNS, GPQA, REPORT_KIND
+from bench_api.gpqa_reports import GPQA, REPORT_KIND
 from bench_api.run_view import is_archived, is_final
 from bench_common.envelope import utc_now
 from bench_common.events import RunFinished
@@ -36,6 +36,8 @@ log = structlog.get_logger("bench_api.report_warming")
 WARM_WITHIN = timedelta(minutes=15)
 RECENT_ON_START = timedelta(hours=24)
 """At start-up, runs that finished this recently (and are still not archived) are warmed."""
+RECENT_RUNS = 3
+"""At most this many runs are warmed at start-up (the newest)."""
 MAX_WAITING = 16
 """Finished runs waiting to be warmed; more are left to their first request."""
 
@@ -68,9 +70,9 @@ class ReportWarmer:
                 log.info("report_warming.skipped", run_id=event.run_id, reason="queue full")
 
     async def queue_recent(self, *, within: timedelta = RECENT_ON_START) -> list[str]:
-        """Queue the newest finished, un-archived GPQA runs (as many as `GpqaReports` keeps)
-        that finished `within` (for a restarted api); their ids."""
-        rows = await self._context.store.finished(benchmark=GPQA, model=None, limit=CACHED_RUNS)
+        """Queue the newest finished, un-archived GPQA runs (`RECENT_RUNS`) that
+        finished `within` (for a restarted api); their ids."""
+        rows = await self._context.store.finished(benchmark=GPQA, model=None, limit=RECENT_RUNS)
         queued = []
         for row in rows:
             finished_at = row.get("finished_at")

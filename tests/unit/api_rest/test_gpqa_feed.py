@@ -5,6 +5,8 @@ record), the next request reads what is missing and the report is still the whol
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bench_api.gpqa_reports import GpqaReports
 from bench_common.envelope import Event
 from bench_common.events import RunRequested, SampleCompleted
@@ -13,9 +15,9 @@ from bench_common.run_config import RunConfig
 from tests.unit.api_rest.fakes import T0, FakeEvents, completed
 
 
-def requested(run_id: str, benchmark: str = "gpqa_diamond") -> RunRequested:
+def requested(run_id: str, benchmark: str = "gpqa_diamond", *, days_ago: float = 0) -> RunRequested:
     config = RunConfig(benchmark=benchmark, model="openai/gpt-test", epochs=2, concurrency=2)
-    return RunRequested(run_id=run_id, occurred_at=T0, config=config)
+    return RunRequested(run_id=run_id, occurred_at=T0 - timedelta(days=days_ago), config=config)
 
 
 class Stream:
@@ -41,7 +43,7 @@ class Stream:
 
 
 async def test_a_projected_run_is_folded_as_it_goes_and_a_request_reads_nothing_more() -> None:
-    stream, reports = Stream(), GpqaReports()
+    stream, reports = Stream(), GpqaReports(now=lambda: T0)
     reports.feed(*stream.batch(requested("r1"), completed("r1", 0, 0)))
     reports.feed(*stream.batch(completed("other", 0, 0), completed("r1", 1, 0)))
     reports.feed(*stream.batch(completed("r1", 0, 1)))
@@ -51,7 +53,7 @@ async def test_a_projected_run_is_folded_as_it_goes_and_a_request_reads_nothing_
 
 
 async def test_a_gap_in_the_batches_leaves_the_rest_to_the_next_request() -> None:
-    stream, reports = Stream(), GpqaReports()
+    stream, reports = Stream(), GpqaReports(now=lambda: T0)
     reports.feed(*stream.batch(requested("r1"), completed("r1", 0, 0)))
     stream.batch(completed("r1", 1, 0))  # projected by another replica: never fed here
     reports.feed(*stream.batch(completed("r1", 2, 0)))  # not folded: something is missing
@@ -62,7 +64,7 @@ async def test_a_gap_in_the_batches_leaves_the_rest_to_the_next_request() -> Non
 
 
 async def test_a_run_being_read_and_a_claim_checked_record_are_not_fed() -> None:
-    stream, reports = Stream(), GpqaReports()
+    stream, reports = Stream(), GpqaReports(now=lambda: T0)
     reports.feed(*stream.batch(requested("r1")))
     whole = completed("r1", 0, 0)
     claimed = whole.model_copy(
@@ -79,10 +81,11 @@ async def test_a_run_being_read_and_a_claim_checked_record_are_not_fed() -> None
     assert body == report_json(gpqa_report([e.record for _, e in stream.batch_of("r1")]))
 
 
-async def test_only_gpqa_runs_are_followed_and_old_reports_make_room() -> None:
-    stream, reports = Stream(), GpqaReports(max_bytes=1)
-    reports.feed(*stream.batch(requested("tau", "tau_bench_verified_airline"), requested("a")))
-    assert list(reports._items) == ["a"]
+async def test_only_recent_gpqa_runs_are_followed_and_old_reports_make_room() -> None:
+    stream, reports = Stream(), GpqaReports(max_bytes=1, now=lambda: T0)
+    tau, old = requested("tau", "tau_bench_verified_airline"), requested("old", days_ago=2)
+    reports.feed(*stream.batch(tau, old, requested("a")))
+    assert list(reports._items) == ["a"]  # an old run comes from a projector catching up
     reports.feed(*stream.batch(completed("a", 0, 0), requested("b"), completed("b", 0, 0)))
     assert list(reports._items) == ["b"]  # over the budget: the least recently used goes
     assert await reports.body("a", stream.events) is not None  # rebuilt from the events

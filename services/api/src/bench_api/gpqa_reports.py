@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 import structlog
 
 from bench_api.gc_pause import collector_paused
 from bench_api.gpqa_fold import GpqaFold
 from bench_api.rest_ports import RunEvents
-from bench_common.envelope import Event
+from bench_common.envelope import Event, utc_now
 from bench_common.events import RunRequested, SampleCompleted
 
 log = structlog.get_logger("bench_api.gpqa_reports")
@@ -41,6 +42,9 @@ GPQA = "gpqa_diamond"
 """The benchmark these reports are for."""
 REPORT_KIND = "gpqa-report"
 """The report's name: `GET /runs/{id}/gpqa-report`, `reports/gpqa-report.json`."""
+FOLLOW_WITHIN = timedelta(hours=24)
+"""Runs requested longer ago than this are not followed from the projector's batches: a
+projector catching up on a long history must not fold reports nobody is looking at."""
 MAX_BYTES = 384 * 1024 * 1024
 """Kept reports in all: a 10,000-evaluation run takes about 94 MB (47 MB of encoded items and
 its 47 MB rendering); a run of 198 questions x 5 epochs, under 10 MB."""
@@ -62,8 +66,11 @@ class _Run:
 class GpqaReports:
     """Per run: the GPQA report as of the newest event folded."""
 
-    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(
+        self, max_bytes: int = MAX_BYTES, *, now: Callable[[], datetime] = utc_now
+    ) -> None:
         self._max_bytes = max_bytes
+        self._now = now
         self._items: OrderedDict[str, _Run] = OrderedDict()
 
     async def body(self, run_id: str, events: RunEvents) -> bytes | None:
@@ -90,7 +97,7 @@ class GpqaReports:
         for seq, event in events:
             if isinstance(event, SampleCompleted):
                 folding.setdefault(event.run_id, []).append((seq, event))
-            elif isinstance(event, RunRequested) and event.config.benchmark == GPQA:
+            elif isinstance(event, RunRequested) and self._follows(event):
                 # Nothing of a run comes before its request: folded up to `after`.
                 self._items.setdefault(event.run_id, _Run(folded_to=after))
         broken = []
@@ -109,6 +116,10 @@ class GpqaReports:
             if run_id in self._items:
                 self._items.move_to_end(run_id)
         self._evict(keep=None)
+
+    def _follows(self, requested: RunRequested) -> bool:
+        recent = self._now() - requested.occurred_at <= FOLLOW_WITHIN
+        return requested.config.benchmark == GPQA and recent
 
     def _use(self, run_id: str) -> _Run:
         known = self._items.get(run_id)

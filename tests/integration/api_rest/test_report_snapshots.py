@@ -12,7 +12,7 @@ from pathlib import Path
 import nats
 import pytest
 
-from bench_api.adapters.report_snapshots import STREAM, JetStreamSnapshots
+from bench_api.adapters.report_snapshots import STREAM, JetStreamSnapshots, open_snapshots
 from tests.support.services import private_nats
 
 pytestmark = pytest.mark.integration
@@ -78,4 +78,19 @@ async def test_a_server_that_is_gone_costs_a_rendering_not_an_error() -> None:
         await snapshots.close(timeout=5)
         assert time.monotonic() - started < 15
         await asyncio.sleep(0)
+        await nc.close()
+
+
+async def test_a_server_with_no_room_for_the_stream_leaves_the_api_without_snapshots(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "nats.conf"
+    config.write_text("jetstream { max_file_store: 104857600 }\n")  # 100 MB < the stream's 1 GiB
+    with private_nats("-c", str(config)) as server:
+        nc = await nats.connect(server.url)
+        assert await open_snapshots(nc) is None
+        await nc.close()
+    with private_nats() as server:
+        nc = await nats.connect(server.url)
+        assert isinstance(await open_snapshots(nc), JetStreamSnapshots)
         await nc.close()

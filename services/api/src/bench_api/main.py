@@ -32,7 +32,7 @@ from bench_api.adapters.migrations import apply_migrations
 from bench_api.adapters.model_catalogs import HttpCatalogFetcher
 from bench_api.adapters.mysql import close_pool, open_pool
 from bench_api.adapters.projection_store import MysqlProjectionStore
-from bench_api.adapters.report_snapshots import JetStreamSnapshots
+from bench_api.adapters.report_snapshots import JetStreamSnapshots, open_snapshots
 from bench_api.adapters.run_events import NatsRunEvents
 from bench_api.adapters.run_queries import MysqlRunQueries
 from bench_api.app import create_app
@@ -231,8 +231,7 @@ async def serve(settings: Settings) -> None:
     nc = await nats.connect(api.nats_url, max_reconnect_attempts=-1, reconnect_time_wait=1)
     js = nc.jetstream()
     await ensure_streams(js)
-    snapshots = JetStreamSnapshots(nc)
-    await snapshots.ensure()
+    snapshots = await open_snapshots(nc)
     consumer = ProjectorConsumer(js, batch_size=projection.batch_size)
     context = rest_context(settings, reads=reads, nc=nc, http=http, snapshots=snapshots)
     warmer = ReportWarmer(context=context)
@@ -290,7 +289,8 @@ async def serve(settings: Settings) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await folding
         await consumer.close()
-        await snapshots.close()
+        if snapshots is not None:
+            await snapshots.close()
         await nc.close()
         await http.aclose()
         await close_pool(reads)

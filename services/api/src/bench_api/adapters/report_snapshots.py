@@ -44,7 +44,8 @@ SUBJECTS = "bench.reports.>"
 FORMAT = 1
 """Bump when what is stored changes (the chunks, the manifest)."""
 MAX_AGE = timedelta(days=3)
-MAX_BYTES = 4 * 1024**3
+MAX_BYTES = 1024**3
+"""About 20 reports of 10,000-evaluation runs (most runs' reports are under 10 MB)."""
 HEADROOM = 4096
 """Left below the server's message limit for the subject and headers."""
 LOAD_TIMEOUT_S = 5.0
@@ -180,3 +181,15 @@ class JetStreamSnapshots:
 
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
+
+
+async def open_snapshots(nc: NatsClient) -> JetStreamSnapshots | None:
+    """The snapshots, their stream created or updated; None when it cannot be (a server with
+    no room for its limits, ...): logged, and reports are then rendered by each api process."""
+    snapshots = JetStreamSnapshots(nc)
+    try:
+        await snapshots.ensure()
+    except NATS_ERRORS as exc:
+        log.warning("api.report_snapshots_off", error=_describe(exc))
+        return None
+    return snapshots

@@ -19,17 +19,14 @@ async def finished_report(
     row: Row,
     kind: str,
     render: Callable[[], Awaitable[bytes | None]],
-    *,
-    shared: bool = True,
 ) -> bytes | None:
     """The report of `kind` of the finished run `row`, or None when `render` has nothing to
-    render (nothing is kept then). `shared`: look in and keep it in the shared snapshots
-    (worth it for large reports only)."""
+    render (nothing is kept then)."""
     key = report_key(row, kind)
     body = context.reports.get(key)
     if body is not None:
         return body
-    snapshots = context.snapshots if shared else None
+    snapshots = context.snapshots
     if snapshots is not None:
         body = await snapshots.load(key)
     if body is None:

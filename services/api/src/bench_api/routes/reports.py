@@ -2,9 +2,9 @@
 `GET /results` and `GET /summary` across runs.
 
 A finished run's reports are rendered once and cached (`finished_reports`: in this process,
-and the large ones in snapshots every api process shares); the summary reads the projected
-evaluations, the GPQA report needs prompts and responses and so folds the run's
-`SampleCompleted` events (`GpqaReports`; once archived, the archived report is served).
+and in snapshots every api process shares); the summary reads the projected evaluations, the
+GPQA report needs prompts and responses and so folds the run's `SampleCompleted` events
+(`GpqaReports`; once archived, the archived report is served).
 """
 
 from __future__ import annotations
@@ -41,14 +41,12 @@ async def _cached(
     row: Row,
     kind: str,
     build: Callable[[], Awaitable[bytes]],
-    *,
-    shared: bool = False,
 ) -> bytes:
     """A finished run's rendered report, rendered once (`finished_reports`); a live run's,
     rendered now."""
     if not is_final(row):
         return await build()
-    body = await finished_report(context, row, kind, build, shared=shared)
+    body = await finished_report(context, row, kind, build)
     assert body is not None  # `build` returns bytes
     return body
 
@@ -104,7 +102,7 @@ async def _benchmark_report(
             raise ApiError(422, f"run {run_id} has no scored evaluations to report yet", id=run_id)
         return body
 
-    body = await _cached(context, row, kind, build, shared=True)
+    body = await _cached(context, row, kind, build)
     if wants_download(download):
         return delivery.attachment(body, filename=f"{kind}-{run_id}.json", media_type=JSON_TYPE)
     return Response(body, media_type=JSON_TYPE)

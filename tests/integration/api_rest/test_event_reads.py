@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 from collections.abc import AsyncIterator
 
 import nats
@@ -12,9 +13,10 @@ import pytest
 
 from bench_api.adapters.event_pull import BATCH, stream_sequence
 from bench_api.adapters.run_events import NatsRunEvents
+from bench_api.errors import ApiError
 from bench_common.bus import ensure_streams, publish
 from bench_common.claim_checks import JetStreamBlobs, claim_checked
-from bench_common.envelope import STREAM_EVENTS, Event
+from bench_common.envelope import STREAM_EVENTS, Event, subject_for
 from bench_common.events import RunCancelRequested, SampleCompleted
 from tests.support.services import NatsServer
 from tests.unit.api_rest.fakes import completed
@@ -101,5 +103,32 @@ async def test_claim_checked_records_come_back_whole(restartable_nats: NatsServe
         assert isinstance(read, SampleCompleted)
         assert read.record == whole
         assert (await batches_of(reader, "claimed"))[0][0][1] == read
+    finally:
+        await nc.close()
+
+
+async def test_an_event_this_api_cannot_read_is_a_clear_502_naming_it(
+    restartable_nats: NatsServer,
+) -> None:
+    nc = await nats.connect(restartable_nats.url)
+    try:
+        js = nc.jetstream()
+        await ensure_streams(js)
+        await publish(js, completed("bad", 0, 0))
+        body = completed("bad", 1, 0).model_dump(mode="json")
+        body["record"]["score"] = "maybe"  # not C, I or S
+        ack = await js.publish(
+            subject_for(SampleCompleted, "bad"), json.dumps(body).encode(), stream=STREAM_EVENTS
+        )
+        reader = NatsRunEvents(nc)
+        reads = (
+            lambda: reader.read("bad", [SampleCompleted]),
+            lambda: reader.fold_batches("bad", SampleCompleted, lambda batch: None),
+        )
+        for read in reads:
+            with pytest.raises(ApiError) as raised:
+                await read()
+            assert raised.value.status == 502 and raised.value.extra == {"seq": ack.seq}
+            assert "record.score" in raised.value.error and "maybe" not in raised.value.error
     finally:
         await nc.close()

@@ -81,6 +81,7 @@ async def test_the_urls_credentials_are_used(options: tuple[str, ...], credentia
         await fill(url)
         await read_both(url)
         wrong = WireAddress("127.0.0.1", server.port, token="wrong", user=None)
+        assert "wrong" not in repr(wrong) and "s3cret" not in repr(WireAddress.of(urlsplit(url)))  # type: ignore[arg-type]
         with pytest.raises(WireError, match="Authorization Violation"):
             await WireLink.open(wrong)
 

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import ParseResult
 
 import nats.errors
@@ -49,8 +49,8 @@ class WireAddress:
     host: str
     port: int
     user: str | None = None
-    password: str | None = None
-    token: str | None = None
+    password: str | None = field(default=None, repr=False)  # never in a log line
+    token: str | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, url: ParseResult | None) -> WireAddress | None:

@@ -26,14 +26,13 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-import nats.errors
 import structlog
 from nats.aio.client import Client as NatsClient
 from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
 from bench_api import gpqa_fold
-from bench_api.adapters.stream_reads import StreamReader
+from bench_api.adapters.stream_reads import NATS_ERRORS, StreamReader
 from bench_common import reports
 from bench_common.envelope import check_token
 
@@ -54,7 +53,6 @@ CLOSE_TIMEOUT_S = 10.0
 """At shutdown, saves still under way after this are abandoned."""
 Key = tuple[str, str, int]
 """(run id, report kind, the run's last event sequence): `context.report_key`."""
-NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
 
 def code_version() -> str:

@@ -13,19 +13,17 @@ import contextlib
 import heapq
 from collections.abc import Callable, Sequence
 
-import nats.errors
 from nats.aio.client import Client as NatsClient
+from pydantic import ValidationError
 
 from bench_api.adapters.event_pull import Raw
-from bench_api.adapters.stream_reads import StreamReader
-from bench_api.errors import UnavailableError
+from bench_api.adapters.stream_reads import NATS_ERRORS, StreamReader
+from bench_api.errors import ApiError, UnavailableError
 from bench_api.gc_pause import collector_paused
 from bench_common.bus import last_event, publish
 from bench_common.claim_checks import BlobStore, JetStreamBlobs, with_full_records
 from bench_common.envelope import STREAM_EVENTS, Event, decode_event, run_filter, subject_for
 from bench_common.events import RunRequested, SampleCompleted
-
-NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
 
 def _unavailable(exc: Exception) -> UnavailableError:
@@ -33,8 +31,32 @@ def _unavailable(exc: Exception) -> UnavailableError:
 
 
 def _decoded(raw: Sequence[Raw]) -> list[tuple[int, Event]]:
+    """Decode stored events.
+
+    Raises:
+        ApiError: 502 for an event this api cannot read (an unknown name from a newer
+            producer, or a body that does not validate), naming its sequence.
+    """
     with collector_paused():  # see gc_pause: thousands of events allocate a lot
-        return [(seq, decode_event(subject, data)) for seq, subject, data in raw]
+        try:
+            return [(seq, decode_event(subject, data)) for seq, subject, data in raw]
+        except (KeyError, ValidationError) as exc:
+            return _unreadable(raw, exc)
+
+
+def _unreadable(raw: Sequence[Raw], exc: Exception) -> list[tuple[int, Event]]:
+    """Raise the 502 of the first event of `raw` that does not decode (`exc` is what failed)."""
+    for seq, subject, data in raw:
+        try:
+            decode_event(subject, data)
+        except KeyError:
+            raise ApiError(502, f"event {seq} has a type this api does not know", seq=seq) from exc
+        except ValidationError as invalid:
+            # The issue's place and kind, never the value (an event's body is not echoed).
+            issue = invalid.errors()[0]
+            reason = f"{'.'.join(map(str, issue['loc']))}: {issue['msg']}"
+            raise ApiError(502, f"event {seq} does not validate: {reason}", seq=seq) from exc
+    raise exc
 
 
 def _claim_checked(found: Sequence[tuple[int, Event]]) -> bool:
@@ -101,7 +123,7 @@ class NatsRunEvents:
             ) as raw:
                 async for batch in raw:
                     with collector_paused():
-                        found = [(seq, decode_event(s, data)) for seq, s, data in batch]
+                        found = _decoded(batch)
                         del batch
                         whole = not _claim_checked(found)
                         if whole:

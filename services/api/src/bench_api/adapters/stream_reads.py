@@ -28,6 +28,8 @@ WIRE_FROM = 1000
 open; saves about 6 µs per message)."""
 INACTIVE_THRESHOLD_S = 30.0
 """A consumer left behind by a dropped request is removed by the server after this."""
+NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
+"""What a failed read or publish raises."""
 
 
 class StreamReader:
